@@ -1,0 +1,92 @@
+/* program.h: the persistent program tree of a .dojo kernel */
+#ifndef DOJO_PROGRAM_H
+#define DOJO_PROGRAM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "error.h"
+
+#define DOJO_MAX_NAME 63	/* characters in a name */
+#define DOJO_MAX_DIMS 32	/* dimensions of a buffer */
+#define DOJO_MAX_DEPTH 64	/* nesting depth of scopes */
+#define DOJO_MAX_LINE 65536	/* bytes in a line */
+
+typedef struct dojo_program dojo_program;
+typedef struct dojo_node dojo_node;
+typedef struct dojo_expr dojo_expr;
+
+enum dojo_dtype { DOJO_F32, DOJO_F64, DOJO_I32, DOJO_I64 };
+enum dojo_loc { DOJO_HEAP, DOJO_STACK, DOJO_REG, DOJO_SHARED };
+enum dojo_role { DOJO_TEMP, DOJO_IN, DOJO_OUT, DOJO_INOUT };
+enum dojo_node_kind { DOJO_SCOPE, DOJO_OP };
+/* The update of an operation: =, +=, -=, *=, max=, min= */
+enum dojo_update {
+	DOJO_SET, DOJO_ADD_SET, DOJO_SUB_SET, DOJO_MUL_SET,
+	DOJO_MAX_SET, DOJO_MIN_SET
+};
+
+/* Lifecycle.  Programs and nodes are reference counted and never change
+ * once built; a transformation builds a new program that shares the
+ * unchanged subtrees. */
+dojo_program *dojo_program_copy(__dojo_keep dojo_program *prog);
+void dojo_program_free(__dojo_take dojo_program *prog);
+
+/* Read a program from "text" of "len" bytes; "file" names it in errors.
+ * Returns NULL with the last error set to FILE:LINE:COL: message. */
+__dojo_give dojo_program *dojo_program_parse(const char *file,
+    const char *text, size_t len);
+__dojo_give dojo_program *dojo_program_read_file(const char *path);
+
+/* Check every rule of the language on a parsed program (bounds, roles,
+ * reads before writes, registers).  0 or -1 with the last error set. */
+int dojo_program_validate(__dojo_keep dojo_program *prog);
+
+/* The canonical text (malloc'ed, NUL-terminated); NULL on no memory. */
+char *dojo_program_print(__dojo_keep dojo_program *prog, bool addresses);
+/* The state id: git's blob id of the canonical text, 40 hex digits. */
+void dojo_program_id(char out[41], __dojo_keep dojo_program *prog);
+bool dojo_program_equal(dojo_program *a, dojo_program *b);
+
+/* Declarations. */
+const char *dojo_program_file(dojo_program *prog);
+int dojo_program_n_buffers(dojo_program *prog);
+const char *dojo_buffer_name(dojo_program *prog, int b);
+enum dojo_dtype dojo_buffer_dtype(dojo_program *prog, int b);
+int dojo_buffer_ndim(dojo_program *prog, int b);
+int64_t dojo_buffer_extent(dojo_program *prog, int b, int d);
+int64_t dojo_buffer_fold(dojo_program *prog, int b, int d); /* 0: none */
+enum dojo_loc dojo_buffer_loc(dojo_program *prog, int b);
+enum dojo_role dojo_buffer_role(dojo_program *prog, int b);
+int dojo_program_n_arrays(dojo_program *prog);
+const char *dojo_array_name(dojo_program *prog, int a);
+int dojo_array_buffer(dojo_program *prog, int a);
+int dojo_program_find_array(dojo_program *prog, const char *name);
+int dojo_program_find_buffer(dojo_program *prog, const char *name);
+
+/* The tree.  The root is implicit: its children are the top-level nodes. */
+int dojo_program_n_children(dojo_program *prog);
+dojo_node *dojo_program_child(dojo_program *prog, int i);
+enum dojo_node_kind dojo_node_kind(dojo_node *node);
+int dojo_node_n_children(dojo_node *node);
+dojo_node *dojo_node_child(dojo_node *node, int i);
+int64_t dojo_node_size(dojo_node *node);
+char dojo_node_flag(dojo_node *node);	/* 0 or one of "uvpgbw" */
+
+/* Addresses: "0.1.2".  Parse into "out" (at most DOJO_MAX_DEPTH indices);
+ * returns the number of indices or -1 with the last error set. */
+int dojo_address_parse(int out[DOJO_MAX_DEPTH], const char *text);
+/* The node at an address, or NULL with the last error set. */
+dojo_node *dojo_program_lookup(dojo_program *prog, const int *path, int n);
+
+const char *dojo_dtype_name(enum dojo_dtype t);
+size_t dojo_dtype_size(enum dojo_dtype t);
+const char *dojo_loc_name(enum dojo_loc l);
+const char *dojo_role_name(enum dojo_role r);
+
+/* Whether "name" may name an array or buffer (not a keyword of the format,
+ * C, C++ or CUDA, not reserved). */
+bool dojo_name_allowed(const char *name, const char **why);
+
+#endif

@@ -1,0 +1,144 @@
+/* strbuf.c: growable strings */
+#include "config.h"
+#include "strbuf.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void
+dojo_strbuf_init(struct dojo_strbuf *sb)
+{
+	memset(sb, 0, sizeof *sb);
+}
+
+void
+dojo_strbuf_release(struct dojo_strbuf *sb)
+{
+	free(sb->s);
+	dojo_strbuf_init(sb);
+}
+
+static bool
+grow(struct dojo_strbuf *sb, size_t more)
+{
+	size_t cap;
+	char *s;
+
+	if (sb->oom)
+		return false;
+	if (sb->len + more + 1 <= sb->cap)
+		return true;
+	cap = sb->cap ? sb->cap : 256;
+	while (cap < sb->len + more + 1)
+		cap *= 2;
+	s = realloc(sb->s, cap);
+	if (!s) {
+		sb->oom = true;
+		return false;
+	}
+	sb->s = s;
+	sb->cap = cap;
+	return true;
+}
+
+void
+dojo_strbuf_add(struct dojo_strbuf *sb, const char *s, size_t len)
+{
+	if (!grow(sb, len))
+		return;
+	memcpy(sb->s + sb->len, s, len);
+	sb->len += len;
+	sb->s[sb->len] = '\0';
+}
+
+void
+dojo_strbuf_puts(struct dojo_strbuf *sb, const char *s)
+{
+	dojo_strbuf_add(sb, s, strlen(s));
+}
+
+void
+dojo_strbuf_printf(struct dojo_strbuf *sb, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0 || !grow(sb, (size_t)n))
+		return;
+	va_start(ap, fmt);
+	vsnprintf(sb->s + sb->len, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	sb->len += n;
+}
+
+void
+dojo_strbuf_pad(struct dojo_strbuf *sb, char c, size_t n)
+{
+	if (!grow(sb, n))
+		return;
+	memset(sb->s + sb->len, c, n);
+	sb->len += n;
+	sb->s[sb->len] = '\0';
+}
+
+char *
+dojo_strbuf_detach(struct dojo_strbuf *sb)
+{
+	char *s = sb->s;
+
+	if (sb->oom) {
+		free(s);
+		s = NULL;
+	} else if (!s) {
+		s = calloc(1, 1);
+	}
+	dojo_strbuf_init(sb);
+	return s;
+}
+
+/* Drop the '+' and the leading zeros of the exponent of "s". */
+static void
+tidy_exponent(char *s)
+{
+	char *e = strchr(s, 'e'), *d;
+
+	if (!e)
+		return;
+	d = e + 1;
+	if (*d == '+')
+		memmove(d, d + 1, strlen(d));
+	else if (*d == '-')
+		d++;
+	while (d[0] == '0' && d[1])
+		memmove(d, d + 1, strlen(d));
+}
+
+void
+dojo_format_number(char out[32], double v)
+{
+	char plain[32];
+	int p;
+
+	if (isinf(v)) {
+		strcpy(out, v < 0 ? "-inf" : "inf");
+		return;
+	}
+	for (p = 1; p <= 17; p++) {
+		snprintf(out, 32, "%.*g", p, v);
+		if (strtod(out, NULL) == v)
+			break;
+	}
+	tidy_exponent(out);
+	/* an integer reads better in full when that is no longer */
+	if (v == floor(v) && fabs(v) < 1e15) {
+		snprintf(plain, sizeof plain, "%.0f", v);
+		if (strlen(plain) <= strlen(out))
+			strcpy(out, plain);
+	}
+}

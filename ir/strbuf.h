@@ -1,0 +1,27 @@
+/* strbuf.h: growable strings */
+#ifndef DOJO_STRBUF_H
+#define DOJO_STRBUF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct dojo_strbuf {
+	char *s;
+	size_t len;
+	size_t cap;
+	bool oom;	/* an allocation failed: the text is incomplete */
+};
+
+void dojo_strbuf_init(struct dojo_strbuf *sb);
+void dojo_strbuf_release(struct dojo_strbuf *sb);
+void dojo_strbuf_add(struct dojo_strbuf *sb, const char *s, size_t len);
+void dojo_strbuf_puts(struct dojo_strbuf *sb, const char *s);
+void dojo_strbuf_printf(struct dojo_strbuf *sb, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void dojo_strbuf_pad(struct dojo_strbuf *sb, char c, size_t n);
+/* Give the string away (NULL if an allocation failed) and reset. */
+char *dojo_strbuf_detach(struct dojo_strbuf *sb);
+/* The shortest decimal text that reads back as "v". */
+void dojo_format_number(char out[32], double v);
+
+#endif

@@ -1,0 +1,128 @@
+/* cmd_run.c: perfdojo run: execute a kernel, write or checksum outputs */
+#include "config.h"
+#include "command.h"
+#include "ir/data.h"
+#include "ir/interp.h"
+#include "ir/program.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+/* The interpreter refuses programs whose buffers need more than this. */
+#define RUN_MAX_BYTES (8ULL << 30)
+
+static int
+array_path(char *out, size_t len, const char *dir, const char *name)
+{
+	if ((size_t)snprintf(out, len, "%s/%s.npy", dir, name) >= len)
+		return dojo_error_set("%s: path too long", dir);
+	return 0;
+}
+
+static int
+run_run(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "inputs", required_argument, NULL, 'i' },
+		{ "outputs", required_argument, NULL, 'o' },
+		{ "seed", required_argument, NULL, 's' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	const struct dojo_command *cmd = &dojo_command_run;
+	const char *inputs = NULL, *outputs = NULL, *file;
+	unsigned long long seed = 1;
+	char path[PATH_MAX], *end;
+	dojo_program *prog;
+	dojo_data *data;
+	enum dojo_role role;
+	int c, b, rc = DOJO_EXIT_ERROR;
+
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+i:o:s:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'i':
+			inputs = optarg;
+			break;
+		case 'o':
+			outputs = optarg;
+			break;
+		case 's':
+			errno = 0;
+			seed = strtoull(optarg, &end, 10);
+			if (errno || *end || !*optarg || *optarg == '-')
+				return dojo_command_usage(cmd, "--seed needs a "
+				    "non-negative integer, not '%s'", optarg);
+			break;
+		case 'h':
+			dojo_command_print_help(stdout, cmd);
+			return 0;
+		case ':':
+			return dojo_command_usage(cmd, "option '%s' needs a "
+			    "value", argv[optind - 1]);
+		default:
+			return dojo_command_usage(cmd, "unknown option '%s'",
+			    argv[optind - 1]);
+		}
+	}
+	if (optind != argc - 1)
+		return dojo_command_usage(cmd, "expected one FILE");
+	file = argv[optind];
+	prog = dojo_program_read_file(file);
+	if (!prog)
+		return dojo_command_fail();
+	data = dojo_data_new(prog, RUN_MAX_BYTES);
+	if (!data)
+		goto out_free_prog;
+	dojo_data_randomize(data, seed);
+	for (b = 0; inputs && b < dojo_program_n_buffers(prog); b++) {
+		role = dojo_buffer_role(prog, b);
+		if (role != DOJO_IN && role != DOJO_INOUT)
+			continue;
+		if (array_path(path, sizeof path, inputs,
+		    dojo_buffer_name(prog, b)) < 0 ||
+		    dojo_data_load_npy(data, b, path) < 0)
+			goto out_free_data;
+	}
+	if (dojo_interp_run(prog, data) < 0)
+		goto out_free_data;
+	if (outputs && mkdir(outputs, 0777) < 0 && errno != EEXIST) {
+		dojo_error_set("%s: %s", outputs, strerror(errno));
+		goto out_free_data;
+	}
+	for (b = 0; b < dojo_program_n_buffers(prog); b++) {
+		role = dojo_buffer_role(prog, b);
+		if (role != DOJO_OUT && role != DOJO_INOUT)
+			continue;
+		if (outputs && (array_path(path, sizeof path, outputs,
+		    dojo_buffer_name(prog, b)) < 0 ||
+		    dojo_data_save_npy(data, b, path) < 0))
+			goto out_free_data;
+		dojo_data_print_checksum(stdout, data, b);
+	}
+	rc = 0;
+out_free_data:
+	dojo_data_free(data);
+out_free_prog:
+	dojo_program_free(prog);
+	return rc ? dojo_command_fail() : 0;
+}
+
+const struct dojo_command dojo_command_run = {
+	.name = "run",
+	.args = "FILE.dojo [--inputs DIR] [--outputs DIR] [--seed N]",
+	.summary = "execute a kernel and print a checksum per output",
+	.help = "  -i, --inputs DIR   read each in/inout array from "
+	    "DIR/NAME.npy\n"
+	    "                     (default: seeded uniform random values)\n"
+	    "  -o, --outputs DIR  write each out/inout array to "
+	    "DIR/NAME.npy\n"
+	    "  -s, --seed N       seed of the random inputs (default 1)\n",
+	.run = run_run,
+};

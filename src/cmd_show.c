@@ -1,0 +1,112 @@
+/* cmd_show.c: perfdojo show, check: read, validate, print canonical text */
+#include "config.h"
+#include "command.h"
+#include "ir/program.h"
+
+#include <getopt.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Parse the options of show and check; "addresses" NULL for check. */
+static int
+read_args(const struct dojo_command *cmd, int argc, char **argv,
+    bool *addresses, const char **file)
+{
+	static const struct option longopts[] = {
+		{ "addresses", no_argument, NULL, 'a' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	int c;
+
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+ah", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'a':
+			if (!addresses)
+				goto bad_option;
+			*addresses = true;
+			break;
+		case 'h':
+			dojo_command_print_help(stdout, cmd);
+			exit(0);
+		default:
+			goto bad_option;
+		}
+	}
+	if (optind != argc - 1)
+		return dojo_command_usage(cmd, "expected one FILE");
+	*file = argv[optind];
+	return 0;
+bad_option:
+	return dojo_command_usage(cmd, "unknown option '%s'",
+	    argv[optind - 1]);
+}
+
+static int
+show_run(int argc, char **argv)
+{
+	bool addresses = false;
+	const char *file;
+	dojo_program *prog;
+	char *text;
+	int r;
+
+	r = read_args(&dojo_command_show, argc, argv, &addresses, &file);
+	if (r)
+		return r;
+	prog = dojo_program_read_file(file);
+	if (!prog)
+		return dojo_command_fail();
+	text = dojo_program_print(prog, addresses);
+	dojo_program_free(prog);
+	if (!text) {
+		fprintf(stderr, "perfdojo: out of memory\n");
+		return DOJO_EXIT_ERROR;
+	}
+	fputs(text, stdout);
+	free(text);
+	return 0;
+}
+
+static int
+check_run(int argc, char **argv)
+{
+	const char *file;
+	dojo_program *prog;
+	char id[41];
+	int r;
+
+	r = read_args(&dojo_command_check, argc, argv, NULL, &file);
+	if (r)
+		return r;
+	prog = dojo_program_read_file(file);
+	if (!prog)
+		return dojo_command_fail();
+	dojo_program_id(id, prog);
+	printf("%s: valid, state %s\n", file, id);
+	dojo_program_free(prog);
+	return 0;
+}
+
+const struct dojo_command dojo_command_show = {
+	.name = "show",
+	.args = "FILE.dojo [--addresses]",
+	.summary = "print a kernel in canonical form",
+	.help = "  -a, --addresses  put each line's node address in a left "
+	    "gutter\n"
+	    "                   (the scope in cell j of a line is the first "
+	    "j+1 parts)\n",
+	.run = show_run,
+};
+
+const struct dojo_command dojo_command_check = {
+	.name = "check",
+	.args = "FILE.dojo",
+	.summary = "validate a kernel and print its state id",
+	.help = "",
+	.run = check_run,
+};

@@ -1,0 +1,29 @@
+/* command.h: the subcommands of perfdojo, one table */
+#ifndef DOJO_COMMAND_H
+#define DOJO_COMMAND_H
+
+#include <stdio.h>
+
+struct dojo_command {
+	const char *name;
+	const char *args;	/* the synopsis after the name */
+	const char *summary;	/* one line for the list of commands */
+	const char *help;	/* the options, one per line */
+	int (*run)(int argc, char **argv);
+};
+
+extern const struct dojo_command dojo_command_show;
+extern const struct dojo_command dojo_command_check;
+extern const struct dojo_command dojo_command_run;
+
+/* Exit statuses: 1 for an error in the work, 2 for a usage error. */
+#define DOJO_EXIT_ERROR 1
+#define DOJO_EXIT_USAGE 2
+
+/* Report the core's last error, or a usage error, on stderr. */
+int dojo_command_fail(void);
+int dojo_command_usage(const struct dojo_command *cmd, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void dojo_command_print_help(FILE *out, const struct dojo_command *cmd);
+
+#endif

@@ -1,0 +1,93 @@
+/* main.c: perfdojo, the command: dispatch over the command table */
+#include "config.h"
+#include "command.h"
+#include "ir/error.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const struct dojo_command *const commands[] = {
+	&dojo_command_show,
+	&dojo_command_check,
+	&dojo_command_run,
+};
+#define N_COMMANDS (sizeof commands / sizeof *commands)
+
+int
+dojo_command_fail(void)
+{
+	fprintf(stderr, "perfdojo: %s\n", dojo_error_last());
+	return DOJO_EXIT_ERROR;
+}
+
+int
+dojo_command_usage(const struct dojo_command *cmd, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "perfdojo %s: ", cmd->name);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, " (usage: perfdojo %s %s)\n", cmd->name, cmd->args);
+	return DOJO_EXIT_USAGE;
+}
+
+void
+dojo_command_print_help(FILE *out, const struct dojo_command *cmd)
+{
+	fprintf(out, "usage: perfdojo %s %s\n\n%s\n", cmd->name, cmd->args,
+	    cmd->summary);
+	if (cmd->help && *cmd->help)
+		fprintf(out, "\n%s", cmd->help);
+}
+
+static void
+print_usage(FILE *out)
+{
+	size_t i;
+
+	fprintf(out, "usage: perfdojo COMMAND [ARGS...]\n"
+	    "       perfdojo --help | --version\n\n"
+	    "PerfDojo: kernel optimization as a game of legal moves.\n\n"
+	    "Commands:\n");
+	for (i = 0; i < N_COMMANDS; i++)
+		fprintf(out, "  %-9s %s\n", commands[i]->name,
+		    commands[i]->summary);
+	fprintf(out, "\n'perfdojo COMMAND --help' describes one command.\n");
+}
+
+int
+main(int argc, char **argv)
+{
+	size_t i;
+
+	if (argc < 2) {
+		print_usage(stderr);
+		return DOJO_EXIT_USAGE;
+	}
+	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
+	    strcmp(argv[1], "help") == 0) {
+		if (argc > 2 && strcmp(argv[1], "help") == 0)
+			for (i = 0; i < N_COMMANDS; i++)
+				if (strcmp(argv[2], commands[i]->name) == 0) {
+					dojo_command_print_help(stdout,
+					    commands[i]);
+					return 0;
+				}
+		print_usage(stdout);
+		return 0;
+	}
+	if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "-V") == 0) {
+		printf("perfdojo %s\n", PACKAGE_VERSION);
+		return 0;
+	}
+	for (i = 0; i < N_COMMANDS; i++)
+		if (strcmp(argv[1], commands[i]->name) == 0)
+			return commands[i]->run(argc - 1, argv + 1);
+	fprintf(stderr, "perfdojo: unknown command '%s' (see perfdojo "
+	    "--help)\n", argv[1]);
+	return DOJO_EXIT_USAGE;
+}

@@ -1,0 +1,34 @@
+/* Reference for tests/ref/bias_gelu.dojo: y = gelu_tanh(x + b).
+ * Usage: ref INDIR OUTDIR */
+#include <math.h>
+#include "npy.h"
+
+#define R 6
+#define L 10
+
+int main(int argc, char **argv)
+{
+	if (argc != 3) {
+		fprintf(stderr, "usage: %s INDIR OUTDIR\n", argv[0]);
+		return 2;
+	}
+	float (*x)[L] = npy_load(argv[1], "x", "<f4", 2, (const long[]){R, L});
+	float *b = npy_load(argv[1], "b", "<f4", 1, (const long[]){L});
+	float (*y)[L] = npy_alloc(sizeof(float[R][L]));
+	float (*v)[L] = npy_alloc(sizeof(float[R][L]));
+
+	for (int i = 0; i < R; i++)
+		for (int j = 0; j < L; j++) {
+			v[i][j] = x[i][j] + b[j];
+			y[i][j] = 0.5f * v[i][j] *
+				  (1.0f + tanhf(0.7978845608028654f *
+						(v[i][j] + 0.044715f * v[i][j] * v[i][j] * v[i][j])));
+		}
+
+	npy_save(argv[2], "y", "<f4", 2, (const long[]){R, L}, y);
+	free(x);
+	free(b);
+	free(y);
+	free(v);
+	return 0;
+}

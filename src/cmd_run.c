@@ -45,7 +45,7 @@ run_run(int argc, char **argv)
 
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+i:o:s:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":i:o:s:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'i':
 			inputs = optarg;

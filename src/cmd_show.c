@@ -23,7 +23,7 @@ read_args(const struct dojo_command *cmd, int argc, char **argv,
 
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+ah", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "ah", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'a':
 			if (!addresses)

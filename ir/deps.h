@@ -2,10 +2,51 @@
 #ifndef DOJO_DEPS_H
 #define DOJO_DEPS_H
 
+#include <stdbool.h>
+
 #include "program.h"
+
+struct dojo_strbuf;
+typedef struct dojo_deps dojo_deps;
 
 /* Refuse a read of an out array or of a temporary that no earlier write
  * reaches (spec/IR.md section 3, rule 3).  0, or -1 with FILE:LINE:COL. */
 int dojo_deps_check_reads(dojo_program *prog);
+
+/* Every memory-based dependence (flow, anti, output) between operation
+ * instances, on storage (folded slots, buffers shared by arrays). */
+__dojo_give dojo_deps *dojo_deps_new(__dojo_keep dojo_program *prog);
+void dojo_deps_free(__dojo_take dojo_deps *deps);
+
+/* What a move asks of the dependences, at scope level "level" (the depth
+ * of the scope's iterator), between instances whose enclosing iterations
+ * above "level" are equal. */
+enum dojo_dep_kind {
+	DOJO_DEP_CARRIED,	/* distance at level != 0 */
+	DOJO_DEP_SWAP,		/* distance (>0, <0) at level, level + 1 */
+	DOJO_DEP_BACKWARD,	/* sink's iteration before source's */
+	DOJO_DEP_FORWARD,	/* sink's iteration after source's */
+	DOJO_DEP_SAME,		/* in one iteration of the "level" scopes */
+	DOJO_DEP_ANY,
+};
+
+struct dojo_dep_query {
+	enum dojo_dep_kind kind;
+	int level;
+	const int *src_path;	/* source inside this subtree (NULL: any) */
+	int src_len;
+	const int *dst_path;
+	int dst_len;
+	bool skip_chains;		/* ignore reductions' own chains */
+	bool skip_invariant_chains;	/* ... when invariant at level */
+};
+
+/* The first dependence the query matches, or -1. */
+int dojo_deps_find(dojo_deps *deps, const struct dojo_dep_query *q);
+/* "the dependence of X on Y through A (flow), direction (=, <, >)" */
+void dojo_deps_describe(struct dojo_strbuf *sb, dojo_deps *deps, int dep,
+    const struct dojo_dep_query *q);
+/* Whether the operation at "path" is a reduction. */
+bool dojo_deps_is_reduction(dojo_deps *deps, const int *path, int n);
 
 #endif

@@ -150,6 +150,20 @@ split_lines(struct parser *ps, const char *text, size_t len)
 	return 0;
 }
 
+
+/* The bytes of the character at "p", for "%.*s" in messages. */
+#define CHAR_AT(p) utf8_char_len(p), (p)
+
+static int
+utf8_char_len(const char *p)
+{
+	int n = 1;
+
+	while (n < 4 && ((unsigned char)p[n] & 0xc0) == 0x80)
+		n++;
+	return n;
+}
+
 static bool
 is_ident_start(int c)
 {
@@ -184,7 +198,8 @@ read_ident(struct parser *ps, char out[DOJO_MAX_NAME + 1], const char **at,
 	if (ps->p >= ps->end || !is_ident_start((unsigned char)*ps->p)) {
 		if (ps->p >= ps->end)
 			return fail_at(ps, s, "expected %s", what);
-		return fail_at(ps, s, "expected %s, found '%c'", what, *s);
+		return fail_at(ps, s, "expected %s, found '%.*s'", what,
+		    CHAR_AT(s));
 	}
 	while (ps->p < ps->end && is_ident_char((unsigned char)*ps->p))
 		ps->p++;
@@ -248,8 +263,8 @@ expect(struct parser *ps, char c, const char *context)
 	if (ps->p >= ps->end)
 		return fail_at(ps, ps->p, "expected '%c' %s, found the end of "
 		    "the line", c, context);
-	return fail_at(ps, ps->p, "expected '%c' %s, found '%c'", c, context,
-	    *ps->p);
+	return fail_at(ps, ps->p, "expected '%c' %s, found '%.*s'", c,
+	    context, CHAR_AT(ps->p));
 }
 
 static int
@@ -442,8 +457,8 @@ parse_decl(struct parser *ps)
 	}
 	skip_space(ps);
 	if (ps->p < ps->end)
-		return fail_at(ps, ps->p, "unexpected '%c' after the "
-		    "declaration of '%s'", *ps->p, b.name);
+		return fail_at(ps, ps->p, "unexpected '%.*s' after the "
+		    "declaration of '%s'", CHAR_AT(ps->p), b.name);
 	return 0;
 }
 
@@ -524,7 +539,8 @@ parse_aff_term(struct parser *ps, struct dojo_aff *aff, int sign)
 			    "the end of the line");
 		} else {
 			return fail_at(ps, at, "expected an index term "
-			    "(integer or {depth}), found '%c'", *ps->p);
+			    "(integer or {depth}), found '%.*s'",
+			    CHAR_AT(ps->p));
 		}
 	} while (accept(ps, '*'));
 	skip_space(ps);
@@ -703,8 +719,8 @@ parse_primary(struct parser *ps, struct dojo_expr **out, int nest)
 	if (isdigit((unsigned char)*ps->p) || *ps->p == '.')
 		return parse_number(ps, out);
 	if (!is_ident_start((unsigned char)*ps->p))
-		return fail_at(ps, at, "expected an expression, found '%c'",
-		    *ps->p);
+		return fail_at(ps, at, "expected an expression, found "
+		    "'%.*s'", CHAR_AT(ps->p));
 	if (read_ident(ps, name, &at, "a name") < 0)
 		return -1;
 	if (strcmp(name, "inf") == 0) {
@@ -843,8 +859,8 @@ parse_op(struct parser *ps, struct dojo_node *op)
 		return -1;
 	skip_space(ps);
 	if (ps->p < ps->end)
-		return fail_at(ps, ps->p, "unexpected '%c' after the "
-		    "expression", *ps->p);
+		return fail_at(ps, ps->p, "unexpected '%.*s' after the "
+		    "expression", CHAR_AT(ps->p));
 	if (expr_depth(op->rhs) > MAX_EXPR_DEPTH)
 		return fail_at(ps, opat, "expression nested deeper than %d",
 		    MAX_EXPR_DEPTH);
@@ -894,7 +910,7 @@ parse_op_line(struct parser *ps)
 
 			if (!isdigit((unsigned char)*ps->p))
 				return fail_at(ps, at, "expected a scope size, "
-				    "found '%c'", *ps->p);
+				    "found '%.*s'", CHAR_AT(ps->p));
 			if (read_int(ps, &size, "a scope size") < 0)
 				return -1;
 			if (size == 0)
@@ -912,8 +928,8 @@ parse_op_line(struct parser *ps)
 			}
 			skip_space(ps);
 			if (ps->p < bar)
-				return fail_at(ps, ps->p, "unexpected '%c' in "
-				    "a scope cell", *ps->p);
+				return fail_at(ps, ps->p, "unexpected '%.*s' "
+				    "in a scope cell", CHAR_AT(ps->p));
 			scope = dojo_node_new_scope(size, flag);
 			if (!scope)
 				return dojo_error_set("out of memory");

@@ -1,0 +1,68 @@
+/* transform.h: the moves of the game (spec/TRANSFORMATIONS.md) */
+#ifndef DOJO_TRANSFORM_H
+#define DOJO_TRANSFORM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "program.h"
+
+struct dojo_move;
+
+/* One action: a move with its arguments, as in "split 0.1 32". */
+struct dojo_action {
+	const struct dojo_move *move;
+	int path[DOJO_MAX_DEPTH];	/* S or X */
+	int npath;			/* 0: the move names no node */
+	char name[DOJO_MAX_NAME + 1];	/* B */
+	char name2[DOJO_MAX_NAME + 1];	/* A */
+	int64_t num[2];			/* f, k, d, n */
+	int nnum;
+	enum dojo_loc loc;		/* LOC */
+};
+
+/* The moves, in the order of the action set. */
+int dojo_moves_count(void);
+const char *dojo_move_name(int i);
+const char *dojo_move_synopsis(int i);	/* "split S f" */
+const char *dojo_move_help(int i);
+
+/* Read an action's text (syntax only).  0 or -1 with the last error. */
+int dojo_action_parse(struct dojo_action *out, const char *text);
+/* The action's text, as it parses back. */
+void dojo_action_format(char *out, size_t len, const struct dojo_action *a);
+
+/* The moves of one program for one target ("c" or "cuda"); the
+ * dependences are computed once, when first needed. */
+typedef struct dojo_moves dojo_moves;
+__dojo_give dojo_moves *dojo_moves_new(__dojo_keep dojo_program *prog,
+    const char *target);
+void dojo_moves_free(__dojo_take dojo_moves *mv);
+
+/* 0 when "a" is legal; -1 with the reason ("ACTION: why") otherwise. */
+int dojo_moves_check(dojo_moves *mv, const struct dojo_action *a);
+/* The program after a legal "a", or NULL with the reason. */
+__dojo_give dojo_program *dojo_moves_apply(dojo_moves *mv,
+    const struct dojo_action *a);
+/* The program after "a", assumed legal (no check). */
+__dojo_give dojo_program *dojo_moves_apply_unchecked(dojo_moves *mv,
+    const struct dojo_action *a);
+/* The action that undoes "a" (applied to this program), if the move has an
+ * inverse; -1 otherwise. */
+int dojo_moves_inverse(struct dojo_action *out, dojo_moves *mv,
+    const struct dojo_action *a);
+
+/* Call "fn" on every legal action, in a stable order; only those at the
+ * node "at" ("nat" > 0).  Stops at a non-zero return of "fn". */
+typedef int (*dojo_action_fn)(const struct dojo_action *a, void *payload);
+int dojo_moves_list(dojo_moves *mv, const int *at, int nat, dojo_action_fn fn,
+    void *payload);
+/* Every candidate action, legal or not, at "at" (or everywhere). */
+int dojo_moves_candidates(dojo_moves *mv, const int *at, int nat,
+    dojo_action_fn fn, void *payload);
+
+/* Parse, check and apply the action text "text" to "prog". */
+__dojo_give dojo_program *dojo_program_apply_text(__dojo_keep dojo_program *prog,
+    const char *text, const char *target);
+
+#endif

@@ -79,244 +79,286 @@ model_init(struct model *m, dojo_program *prog)
 	return 0;
 }
 
-/* "NAME[i0, ..., ik-1]" for statement "s". */
+/*
+ * The text of isl relations.  Statement "s" is S<s>[i0, ...] (or with j as
+ * the variables of the second statement of a pair); arrays are a_NAME and
+ * buffers' storage b_NAME.
+ */
+
 static void
-add_tuple(struct dojo_strbuf *sb, const char *name, const struct stmt *s)
+add_tuple(struct dojo_strbuf *sb, int s, const struct stmt *st, char v)
 {
 	int i;
 
-	dojo_strbuf_printf(sb, "%s[", name);
-	for (i = 0; i < s->depth; i++)
-		dojo_strbuf_printf(sb, "%si%d", i ? ", " : "", i);
+	dojo_strbuf_printf(sb, "S%d[", s);
+	for (i = 0; i < st->depth; i++)
+		dojo_strbuf_printf(sb, "%s%c%d", i ? ", " : "", v, i);
 	dojo_strbuf_puts(sb, "]");
 }
 
 static void
-add_box(struct dojo_strbuf *sb, const struct stmt *s)
+add_box(struct dojo_strbuf *sb, const struct stmt *st, char v)
 {
 	int i;
 
-	for (i = 0; i < s->depth; i++)
-		dojo_strbuf_printf(sb, "%s0 <= i%d < %lld", i ? " and " : " : ",
-		    i, (long long)s->size[i]);
+	for (i = 0; i < st->depth; i++)
+		dojo_strbuf_printf(sb, " and 0 <= %c%d < %lld", v, i,
+		    (long long)st->size[i]);
 }
 
 static void
-add_aff(struct dojo_strbuf *sb, const struct dojo_aff *aff)
+add_aff(struct dojo_strbuf *sb, const struct dojo_aff *aff, char v)
 {
 	int i;
 
-	dojo_strbuf_printf(sb, "%lld", (long long)aff->c);
+	dojo_strbuf_printf(sb, "(%lld", (long long)aff->c);
 	for (i = 0; i < aff->n; i++)
-		dojo_strbuf_printf(sb, " + %lld*i%d", (long long)aff->t[i].k,
+		dojo_strbuf_printf(sb, " + %lld*%c%d", (long long)aff->t[i].k, v,
 		    aff->t[i].d);
+	dojo_strbuf_puts(sb, ")");
 }
 
-/* "{ NAME[i] -> a_ARRAY[f(i)] : box }; " */
+/* The iterations of "s" that come before those of "t": a disjunction over
+ * the scopes they share, then their order in the tree. */
 static void
-add_access(struct dojo_strbuf *sb, dojo_program *prog, const char *name,
-    const struct stmt *s, const struct dojo_access *acc)
+add_before(struct dojo_strbuf *sb, const struct model *m, int s, int t)
 {
-	int i;
+	const struct stmt *a = &m->st[s], *b = &m->st[t];
+	int c = 0, l, k, n = 0;
 
-	add_tuple(sb, name, s);
-	dojo_strbuf_printf(sb, " -> a_%s[", prog->decls->arr[acc->array].name);
-	for (i = 0; i < acc->nidx; i++) {
-		if (i)
-			dojo_strbuf_puts(sb, ", ");
-		add_aff(sb, &acc->idx[i]);
+	/* c: the number of scopes both are inside */
+	for (c = 0; c < a->depth && c < b->depth; c++) {
+		for (k = 0; k <= c; k++)
+			if (a->pos[k] != b->pos[k])
+				break;
+		if (k <= c)
+			break;
 	}
-	dojo_strbuf_puts(sb, "]");
-	add_box(sb, s);
-	dojo_strbuf_puts(sb, "; ");
+	dojo_strbuf_puts(sb, " and (");
+	for (l = 0; l < c; l++) {
+		dojo_strbuf_puts(sb, n++ ? " or (" : "(");
+		for (k = 0; k < l; k++)
+			dojo_strbuf_printf(sb, "i%d = j%d and ", k, k);
+		dojo_strbuf_printf(sb, "i%d < j%d)", l, l);
+	}
+	if (s != t && a->pos[c] < b->pos[c]) {
+		dojo_strbuf_puts(sb, n++ ? " or (" : "(");
+		for (k = 0; k < c; k++)
+			dojo_strbuf_printf(sb, "%si%d = j%d", k ? " and " : "",
+			    k, k);
+		dojo_strbuf_puts(sb, c ? ")" : "1 = 1)");
+	}
+	if (n == 0)
+		dojo_strbuf_puts(sb, "1 = 0");
+	dojo_strbuf_puts(sb, ")");
 }
 
-/* "NAME[i] -> [p0, i0, p1, i1, ..., pk, 0..., phase]" */
-static void
-add_schedule(struct dojo_strbuf *sb, const char *name, const struct stmt *s,
-    int maxdepth, int phase)
+/* One access of an operation: the updated element is read and written. */
+struct xacc {
+	int stmt;
+	const struct dojo_access *acc;
+	bool write;
+};
+
+struct xacc_list {
+	struct xacc *x;
+	int n;
+	int stmt;
+};
+
+static int
+add_xacc(struct dojo_access *acc, bool write, void *payload)
+{
+	struct xacc_list *l = payload;
+	struct xacc *g;
+
+	if ((l->n & (l->n - 1)) == 0) {
+		g = realloc(l->x, sizeof *g * (l->n ? 2 * l->n : 1));
+		if (!g)
+			return dojo_error_set("out of memory");
+		l->x = g;
+	}
+	l->x[l->n].stmt = l->stmt;
+	l->x[l->n].acc = acc;
+	l->x[l->n].write = write;
+	l->n++;
+	return 0;
+}
+
+static int
+xacc_collect(struct xacc_list *l, const struct model *m)
 {
 	int i;
 
-	add_tuple(sb, name, s);
-	dojo_strbuf_puts(sb, " -> [");
-	for (i = 0; i < s->depth; i++)
-		dojo_strbuf_printf(sb, "%d, i%d, ", s->pos[i], i);
-	dojo_strbuf_printf(sb, "%d", s->pos[s->depth]);
-	for (i = s->depth; i < maxdepth; i++)
-		dojo_strbuf_puts(sb, ", 0, 0");
-	dojo_strbuf_printf(sb, ", %d]", phase);
-	add_box(sb, s);
-	dojo_strbuf_puts(sb, "; ");
+	memset(l, 0, sizeof *l);
+	for (i = 0; i < m->n; i++) {
+		l->stmt = i;
+		if (m->st[i].op->update != DOJO_SET &&
+		    add_xacc(&m->st[i].op->lhs, false, l) < 0)
+			return -1;
+		if (dojo_op_foreach_access(m->st[i].op, add_xacc, l) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int
+buffer_of(const dojo_program *prog, const struct dojo_access *acc)
+{
+	return prog->decls->arr[acc->array].buffer;
+}
+
+/* "x" and "y" touch one element (of the array, or of the storage when
+ * "storage": folded dimensions by their slot). */
+static void
+add_same_element(struct dojo_strbuf *sb, const dojo_program *prog,
+    const struct dojo_access *x, const struct dojo_access *y, bool storage,
+    int fold_dim, int64_t fold_n)
+{
+	const struct dojo_buffer *buf = &prog->decls->buf[buffer_of(prog, x)];
+	int64_t f;
+	int i;
+
+	for (i = 0; i < x->nidx; i++) {
+		f = !storage ? 0 : i == fold_dim ? fold_n : buf->fold[i];
+		dojo_strbuf_puts(sb, " and ");
+		if (f)
+			dojo_strbuf_puts(sb, "(");
+		add_aff(sb, &x->idx[i], 'i');
+		dojo_strbuf_puts(sb, f ? " - " : " = ");
+		add_aff(sb, &y->idx[i], 'j');
+		if (f)
+			dojo_strbuf_printf(sb, ") mod %lld = 0", (long long)f);
+	}
+}
+
+/* { S_s[i] -> S_t[j] : boxes and s before t } with "extra" constraints. */
+static isl_map *
+pair_map(isl_ctx *ctx, const struct model *m, int s, int t,
+    struct dojo_strbuf *extra)
+{
+	struct dojo_strbuf sb;
+	isl_map *map;
+
+	dojo_strbuf_init(&sb);
+	dojo_strbuf_puts(&sb, "{ ");
+	add_tuple(&sb, s, &m->st[s], 'i');
+	dojo_strbuf_puts(&sb, " -> ");
+	add_tuple(&sb, t, &m->st[t], 'j');
+	dojo_strbuf_puts(&sb, " : 1 = 1");
+	add_box(&sb, &m->st[s], 'i');
+	add_box(&sb, &m->st[t], 'j');
+	add_before(&sb, m, s, t);
+	if (extra && extra->s)
+		dojo_strbuf_puts(&sb, extra->s);
+	dojo_strbuf_puts(&sb, " }");
+	map = sb.oom ? NULL : isl_map_read_from_str(ctx, sb.s);
+	dojo_strbuf_release(&sb);
+	return map;
+}
+
+static isl_set *
+domain_set(isl_ctx *ctx, const struct model *m, int s)
+{
+	struct dojo_strbuf sb;
+	isl_set *set;
+
+	dojo_strbuf_init(&sb);
+	dojo_strbuf_puts(&sb, "{ ");
+	add_tuple(&sb, s, &m->st[s], 'i');
+	dojo_strbuf_puts(&sb, " : 1 = 1");
+	add_box(&sb, &m->st[s], 'i');
+	dojo_strbuf_puts(&sb, " }");
+	set = sb.oom ? NULL : isl_set_read_from_str(ctx, sb.s);
+	dojo_strbuf_release(&sb);
+	return set;
+}
+
+static isl_ctx *
+new_ctx(void)
+{
+	isl_ctx *ctx = isl_ctx_alloc();
+
+	if (ctx)
+		isl_options_set_on_error(ctx, ISL_ON_ERROR_CONTINUE);
+	return ctx;
 }
 
 static bool
 needs_write(dojo_program *prog, int array)
 {
-	enum dojo_role role = prog->decls->buf[prog->decls->arr[array].buffer].role;
+	enum dojo_role role =
+	    prog->decls->buf[prog->decls->arr[array].buffer].role;
 
 	return role == DOJO_OUT || role == DOJO_TEMP;
-}
-
-struct reads_ctx {
-	struct model *m;
-	struct dojo_strbuf *sink, *sched;
-	int s, r;
-	char name[32];
-};
-
-static int
-add_read(struct dojo_access *acc, bool write, void *payload)
-{
-	struct reads_ctx *c = payload;
-	const struct stmt *s = &c->m->st[c->s];
-
-	if (write)
-		return 0;
-	snprintf(c->name, sizeof c->name, "R%d_%d", c->s, c->r++);
-	if (!needs_write(c->m->prog, acc->array))
-		return 0;
-	add_access(c->sink, c->m->prog, c->name, s, acc);
-	add_schedule(c->sched, c->name, s, c->m->maxdepth, 0);
-	return 0;
-}
-
-/* The read access number "r" of an operation, counting the written
- * element of an update (+= and the like) first. */
-struct nth_ctx {
-	int want, seen;
-	struct dojo_access *found;
-};
-
-static int
-find_nth_read(struct dojo_access *acc, bool write, void *payload)
-{
-	struct nth_ctx *c = payload;
-
-	if (write)
-		return 0;
-	if (c->seen++ == c->want) {
-		c->found = acc;
-		return 1;
-	}
-	return 0;
-}
-
-struct first_ctx {
-	int s, r;
-};
-
-static isl_stat
-earliest(isl_map *map, void *user)
-{
-	struct first_ctx *f = user;
-	const char *name = isl_map_get_tuple_name(map, isl_dim_in);
-	int s, r;
-
-	if (name && sscanf(name, "R%d_%d", &s, &r) == 2 &&
-	    (s < f->s || (s == f->s && r < f->r))) {
-		f->s = s;
-		f->r = r;
-	}
-	isl_map_free(map);
-	return isl_stat_ok;
 }
 
 int
 dojo_deps_check_reads(dojo_program *prog)
 {
-	struct dojo_strbuf sink, src, sched;
-	struct reads_ctx rc;
-	struct first_ctx first = { 1 << 30, 1 << 30 };
-	struct nth_ctx nth;
+	struct xacc_list xl;
+	struct dojo_strbuf extra;
 	struct model m;
-	isl_ctx *ctx;
-	isl_union_map *usink, *usrc, *usched, *nosrc;
-	isl_union_access_info *ai;
-	isl_union_flow *flow;
-	char name[32];
-	int i, rc_ = 0;
+	isl_ctx *ctx = NULL;
+	isl_set *dom, *covered;
+	isl_map *map;
+	isl_bool sub;
+	int i, j, rc = 0;
+	const struct dojo_access *bad = NULL;
 
 	if (model_init(&m, prog) < 0)
 		return -1;
-	dojo_strbuf_init(&sink);
-	dojo_strbuf_init(&src);
-	dojo_strbuf_init(&sched);
-	dojo_strbuf_puts(&sink, "{ ");
-	dojo_strbuf_puts(&src, "{ ");
-	dojo_strbuf_puts(&sched, "{ ");
-	memset(&rc, 0, sizeof rc);
-	rc.m = &m;
-	rc.sink = &sink;
-	rc.sched = &sched;
-	for (i = 0; i < m.n; i++) {
-		rc.s = i;
-		rc.r = 0;
-		/* an update reads the element it writes, first */
-		if (m.st[i].op->update != DOJO_SET)
-			add_read(&m.st[i].op->lhs, false, &rc);
-		dojo_op_foreach_access(m.st[i].op, add_read, &rc);
-		snprintf(name, sizeof name, "W%d", i);
-		add_access(&src, prog, name, &m.st[i], &m.st[i].op->lhs);
-		add_schedule(&sched, name, &m.st[i], m.maxdepth, 1);
+	if (xacc_collect(&xl, &m) < 0) {
+		free(m.st);
+		return -1;
 	}
-	dojo_strbuf_puts(&sink, "}");
-	dojo_strbuf_puts(&src, "}");
-	dojo_strbuf_puts(&sched, "}");
-	if (sink.oom || src.oom || sched.oom) {
-		rc_ = dojo_error_set("out of memory");
-		goto out_free_text;
-	}
-	ctx = isl_ctx_alloc();
-	if (!ctx) {
-		rc_ = dojo_error_set("out of memory");
-		goto out_free_text;
-	}
-	isl_options_set_on_error(ctx, ISL_ON_ERROR_CONTINUE);
-	usink = isl_union_map_read_from_str(ctx, sink.s);
-	usrc = isl_union_map_read_from_str(ctx, src.s);
-	usched = isl_union_map_read_from_str(ctx, sched.s);
-	ai = isl_union_access_info_from_sink(usink);
-	ai = isl_union_access_info_set_must_source(ai, usrc);
-	ai = isl_union_access_info_set_schedule_map(ai, usched);
-	flow = isl_union_access_info_compute_flow(ai);
-	nosrc = isl_union_flow_get_may_no_source(flow);
-	isl_union_flow_free(flow);
-	if (!nosrc) {
-		rc_ = dojo_error_set("%s: dependence analysis failed",
-		    prog->file);
-		goto out_free_ctx;
-	}
-	isl_union_map_foreach_map(nosrc, earliest, &first);
-	isl_union_map_free(nosrc);
-	if (first.s < m.n) {
-		struct dojo_node *op = m.st[first.s].op;
-		struct dojo_access *acc;
+	for (i = 0; i < xl.n && !bad; i++) {
+		const struct xacc *y = &xl.x[i];
 
-		if (op->update != DOJO_SET && first.r == 0) {
-			acc = &op->lhs;
-		} else {
-			nth.want = first.r - (op->update != DOJO_SET);
-			nth.seen = 0;
-			nth.found = NULL;
-			dojo_op_foreach_access(op, find_nth_read, &nth);
-			acc = nth.found;
+		if (y->write || !needs_write(prog, y->acc->array))
+			continue;
+		if (!ctx && !(ctx = new_ctx())) {
+			rc = dojo_error_set("out of memory");
+			goto out;
 		}
-		rc_ = dojo_error_at(prog->file, acc->pos.line, acc->pos.col,
-		    "'%s' is read before it is written (%s)",
-		    prog->decls->arr[acc->array].name,
-		    prog->decls->buf[prog->decls->arr[acc->array].buffer].role
-		    == DOJO_OUT ? "an out array starts undefined" :
-		    "a temporary starts undefined");
+		dom = domain_set(ctx, &m, y->stmt);
+		covered = isl_set_empty(isl_set_get_space(dom));
+		for (j = 0; j < xl.n; j++) {
+			const struct xacc *x = &xl.x[j];
+
+			if (!x->write || x->acc->array != y->acc->array)
+				continue;
+			dojo_strbuf_init(&extra);
+			add_same_element(&extra, prog, x->acc, y->acc, false,
+			    -1, 0);
+			map = pair_map(ctx, &m, x->stmt, y->stmt, &extra);
+			dojo_strbuf_release(&extra);
+			covered = isl_set_union(covered, isl_map_range(map));
+		}
+		sub = isl_set_is_subset(dom, covered);
+		isl_set_free(dom);
+		isl_set_free(covered);
+		if (sub < 0) {
+			rc = dojo_error_set("%s: dependence analysis failed",
+			    prog->file);
+			goto out;
+		}
+		if (!sub)
+			bad = y->acc;
 	}
-out_free_ctx:
-	isl_ctx_free(ctx);
-out_free_text:
-	dojo_strbuf_release(&sink);
-	dojo_strbuf_release(&src);
-	dojo_strbuf_release(&sched);
+	if (bad)
+		rc = dojo_error_at(prog->file, bad->pos.line, bad->pos.col,
+		    "'%s' is read before it is written (%s)",
+		    prog->decls->arr[bad->array].name,
+		    prog->decls->buf[buffer_of(prog, bad)].role == DOJO_OUT ?
+		    "an out array starts undefined" :
+		    "a temporary starts undefined");
+out:
+	if (ctx)
+		isl_ctx_free(ctx);
+	free(xl.x);
 	free(m.st);
-	return rc_;
+	return rc;
 }
 
 /*
@@ -333,6 +375,7 @@ struct dep {
 	uint8_t sign[DOJO_MAX_DEPTH];	/* with the levels before equal */
 	uint64_t swapbad;	/* bit l: d_l > 0 and d_l+1 < 0 possible */
 	bool chain;		/* a reduction's own accumulation */
+	isl_map *kind[3];	/* flow, anti, output (NULL: none) */
 	isl_set *delta;		/* distance vectors on the first m levels */
 };
 
@@ -341,50 +384,8 @@ struct dojo_deps {
 	struct model m;
 	struct dep *dep;
 	int n;
-	isl_union_map *kind[3];	/* flow, anti, output */
 	bool *reduction;	/* per statement */
 };
-
-static void
-add_storage_access(struct dojo_strbuf *sb, dojo_program *prog,
-    const char *name, const struct stmt *s, const struct dojo_access *acc)
-{
-	const struct dojo_buffer *buf =
-	    &prog->decls->buf[prog->decls->arr[acc->array].buffer];
-	int i;
-
-	add_tuple(sb, name, s);
-	dojo_strbuf_printf(sb, " -> b_%s[", buf->name);
-	for (i = 0; i < acc->nidx; i++) {
-		if (i)
-			dojo_strbuf_puts(sb, ", ");
-		if (buf->fold[i])
-			dojo_strbuf_puts(sb, "(");
-		add_aff(sb, &acc->idx[i]);
-		if (buf->fold[i])
-			dojo_strbuf_printf(sb, ") mod %lld",
-			    (long long)buf->fold[i]);
-	}
-	dojo_strbuf_puts(sb, "]");
-	add_box(sb, s);
-	dojo_strbuf_puts(sb, "; ");
-}
-
-struct acc_ctx {
-	dojo_program *prog;
-	struct dojo_strbuf *rd, *wr;
-	const struct stmt *s;
-	const char *name;
-};
-
-static int
-add_mem_access(struct dojo_access *acc, bool write, void *payload)
-{
-	struct acc_ctx *c = payload;
-
-	add_storage_access(write ? c->wr : c->rd, c->prog, c->name, c->s, acc);
-	return 0;
-}
 
 /* Whether "a" reads array "array" anywhere. */
 static bool
@@ -516,58 +517,45 @@ summarize(struct dep *d)
 	isl_set_free(p);
 }
 
-struct collect_ctx {
-	dojo_deps *deps;
-	int buffer;
-	int err;
-};
-
-static isl_stat
-add_dep(isl_map *map, void *user)
+static struct dep *
+find_dep(dojo_deps *deps, int s, int t, int b)
 {
-	struct collect_ctx *c = user;
-	dojo_deps *deps = c->deps;
-	struct dep *grown, *d;
-	int s, t;
+	struct dep *g, *d;
+	int i;
 
-	if (sscanf(isl_map_get_tuple_name(map, isl_dim_in), "S%d", &s) != 1 ||
-	    sscanf(isl_map_get_tuple_name(map, isl_dim_out), "S%d", &t) != 1) {
-		isl_map_free(map);
-		return isl_stat_error;
-	}
-	grown = realloc(deps->dep, sizeof *grown * (deps->n + 1));
-	if (!grown) {
-		isl_map_free(map);
-		return isl_stat_error;
-	}
-	deps->dep = grown;
+	for (i = 0; i < deps->n; i++)
+		if (deps->dep[i].src == s && deps->dep[i].dst == t &&
+		    deps->dep[i].buffer == b)
+			return &deps->dep[i];
+	g = realloc(deps->dep, sizeof *g * (deps->n + 1));
+	if (!g)
+		return NULL;
+	deps->dep = g;
 	d = &deps->dep[deps->n++];
 	memset(d, 0, sizeof *d);
 	d->src = s;
 	d->dst = t;
-	d->buffer = c->buffer;
+	d->buffer = b;
 	d->m = deps->m.st[s].depth < deps->m.st[t].depth ?
 	    deps->m.st[s].depth : deps->m.st[t].depth;
 	d->chain = s == t && deps->reduction[s] &&
-	    deps->m.prog->decls->arr[deps->m.st[s].op->lhs.array].buffer ==
-	    c->buffer;
-	d->delta = distances(map, d->m);
-	summarize(d);
-	return isl_stat_ok;
+	    buffer_of(deps->m.prog, &deps->m.st[s].op->lhs) == b;
+	return d;
 }
 
 void
 dojo_deps_free(dojo_deps *deps)
 {
-	int i;
+	int i, k;
 
 	if (!deps)
 		return;
-	for (i = 0; i < deps->n; i++)
+	for (i = 0; i < deps->n; i++) {
 		isl_set_free(deps->dep[i].delta);
+		for (k = 0; k < 3; k++)
+			isl_map_free(deps->dep[i].kind[k]);
+	}
 	free(deps->dep);
-	for (i = 0; i < 3; i++)
-		isl_union_map_free(deps->kind[i]);
 	free(deps->reduction);
 	free(deps->m.st);
 	if (deps->ctx)
@@ -575,130 +563,81 @@ dojo_deps_free(dojo_deps *deps)
 	free(deps);
 }
 
-/* Keep the part of "umap" whose range is in buffer "b"'s storage. */
-static isl_union_map *
-on_buffer(isl_union_map *umap, isl_ctx *ctx, const char *bname, int ndim)
-{
-	isl_space *space = isl_space_set_alloc(ctx, 0, ndim);
-
-	space = isl_space_set_tuple_name(space, isl_dim_set, bname);
-	return isl_union_map_intersect_range(umap,
-	    isl_union_set_from_set(isl_set_universe(space)));
-}
-
 dojo_deps *
 dojo_deps_new(dojo_program *prog)
 {
-	struct dojo_strbuf rd, wr, sched;
-	struct acc_ctx ac;
-	struct collect_ctx cc;
-	isl_union_map *R, *W, *S, *before, *all, *ub;
+	struct xacc_list xl = { 0 };
+	struct dojo_strbuf extra;
 	dojo_deps *deps;
-	char name[32], bname[DOJO_MAX_NAME + 8];
-	int i;
+	struct dep *d;
+	isl_map *map, *u;
+	isl_bool empty;
+	int i, j, k;
 
 	deps = calloc(1, sizeof *deps);
 	if (!deps) {
 		dojo_error_set("out of memory");
 		return NULL;
 	}
-	if (model_init(&deps->m, prog) < 0)
+	if (model_init(&deps->m, prog) < 0 || xacc_collect(&xl, &deps->m) < 0)
 		goto out_free;
 	deps->reduction = calloc(deps->m.n + 1, sizeof *deps->reduction);
-	deps->ctx = isl_ctx_alloc();
+	deps->ctx = new_ctx();
 	if (!deps->reduction || !deps->ctx) {
 		dojo_error_set("out of memory");
 		goto out_free;
 	}
-	isl_options_set_on_error(deps->ctx, ISL_ON_ERROR_CONTINUE);
 	for (i = 0; i < deps->m.n; i++)
 		deps->reduction[i] = is_reduction(&deps->m, i);
-	dojo_strbuf_init(&rd);
-	dojo_strbuf_init(&wr);
-	dojo_strbuf_init(&sched);
-	dojo_strbuf_puts(&rd, "{ ");
-	dojo_strbuf_puts(&wr, "{ ");
-	dojo_strbuf_puts(&sched, "{ ");
-	ac.prog = prog;
-	ac.rd = &rd;
-	ac.wr = &wr;
-	for (i = 0; i < deps->m.n; i++) {
-		snprintf(name, sizeof name, "S%d", i);
-		ac.s = &deps->m.st[i];
-		ac.name = name;
-		if (deps->m.st[i].op->update != DOJO_SET)
-			add_mem_access(&deps->m.st[i].op->lhs, false, &ac);
-		dojo_op_foreach_access(deps->m.st[i].op, add_mem_access, &ac);
-		add_schedule(&sched, name, &deps->m.st[i], deps->m.maxdepth, 0);
-	}
-	dojo_strbuf_puts(&rd, "}");
-	dojo_strbuf_puts(&wr, "}");
-	dojo_strbuf_puts(&sched, "}");
-	R = isl_union_map_read_from_str(deps->ctx, rd.s);
-	W = isl_union_map_read_from_str(deps->ctx, wr.s);
-	S = isl_union_map_read_from_str(deps->ctx, sched.s);
-	dojo_strbuf_release(&rd);
-	dojo_strbuf_release(&wr);
-	dojo_strbuf_release(&sched);
-	before = isl_union_map_lex_lt_union_map(isl_union_map_copy(S), S);
-	deps->kind[0] = isl_union_map_intersect(isl_union_map_apply_range(
-	    isl_union_map_copy(W), isl_union_map_reverse(isl_union_map_copy(R))),
-	    isl_union_map_copy(before));
-	deps->kind[1] = isl_union_map_intersect(isl_union_map_apply_range(
-	    isl_union_map_copy(R), isl_union_map_reverse(isl_union_map_copy(W))),
-	    isl_union_map_copy(before));
-	deps->kind[2] = isl_union_map_intersect(isl_union_map_apply_range(
-	    isl_union_map_copy(W), isl_union_map_reverse(isl_union_map_copy(W))),
-	    isl_union_map_copy(before));
-	if (!deps->kind[0] || !deps->kind[1] || !deps->kind[2]) {
-		isl_union_map_free(R);
-		isl_union_map_free(W);
-		isl_union_map_free(before);
-		dojo_error_set("%s: dependence analysis failed", prog->file);
-		goto out_free;
-	}
-	/* per buffer, the union of the three kinds */
-	cc.deps = deps;
-	cc.err = 0;
-	for (i = 0; i < prog->decls->nbuf; i++) {
-		isl_union_map *rb, *wb;
+	for (i = 0; i < xl.n; i++)
+		for (j = 0; j < xl.n; j++) {
+			const struct xacc *x = &xl.x[i], *y = &xl.x[j];
 
-		snprintf(bname, sizeof bname, "b_%s", prog->decls->buf[i].name);
-		rb = on_buffer(isl_union_map_copy(R), deps->ctx, bname,
-		    prog->decls->buf[i].ndim);
-		wb = on_buffer(isl_union_map_copy(W), deps->ctx, bname,
-		    prog->decls->buf[i].ndim);
-		if (isl_union_map_is_empty(wb) == isl_bool_true) {
-			isl_union_map_free(rb);
-			isl_union_map_free(wb);
-			continue;
+			if ((!x->write && !y->write) ||
+			    buffer_of(prog, x->acc) != buffer_of(prog, y->acc))
+				continue;
+			dojo_strbuf_init(&extra);
+			add_same_element(&extra, prog, x->acc, y->acc, true,
+			    -1, 0);
+			map = pair_map(deps->ctx, &deps->m, x->stmt, y->stmt,
+			    &extra);
+			dojo_strbuf_release(&extra);
+			empty = isl_map_is_empty(map);
+			if (empty < 0) {
+				isl_map_free(map);
+				dojo_error_set("%s: dependence analysis "
+				    "failed", prog->file);
+				goto out_free;
+			}
+			if (empty) {
+				isl_map_free(map);
+				continue;
+			}
+			d = find_dep(deps, x->stmt, y->stmt,
+			    buffer_of(prog, x->acc));
+			if (!d) {
+				isl_map_free(map);
+				dojo_error_set("out of memory");
+				goto out_free;
+			}
+			k = x->write ? (y->write ? 2 : 0) : 1;
+			d->kind[k] = d->kind[k] ? isl_map_union(d->kind[k], map) :
+			    map;
 		}
-		all = isl_union_map_union(rb, isl_union_map_copy(wb));
-		/* pairs touching one element, at least one a write */
-		ub = isl_union_map_union(
-		    isl_union_map_apply_range(isl_union_map_copy(wb),
-		    isl_union_map_reverse(isl_union_map_copy(all))),
-		    isl_union_map_apply_range(all,
-		    isl_union_map_reverse(wb)));
-		ub = isl_union_map_intersect(ub, isl_union_map_copy(before));
-		cc.buffer = i;
-		if (isl_union_map_foreach_map(ub, add_dep, &cc) < 0)
-			cc.err = 1;
-		isl_union_map_free(ub);
-		if (cc.err) {
-			isl_union_map_free(R);
-			isl_union_map_free(W);
-			isl_union_map_free(before);
-			dojo_error_set("%s: dependence analysis failed",
-			    prog->file);
-			goto out_free;
-		}
+	for (i = 0; i < deps->n; i++) {
+		d = &deps->dep[i];
+		u = NULL;
+		for (k = 0; k < 3; k++)
+			if (d->kind[k])
+				u = u ? isl_map_union(u, isl_map_copy(d->kind[k])) :
+				    isl_map_copy(d->kind[k]);
+		d->delta = distances(u, d->m);
+		summarize(d);
 	}
-	isl_union_map_free(R);
-	isl_union_map_free(W);
-	isl_union_map_free(before);
+	free(xl.x);
 	return deps;
 out_free:
+	free(xl.x);
 	dojo_deps_free(deps);
 	return NULL;
 }
@@ -804,21 +743,14 @@ dojo_deps_describe(struct dojo_strbuf *sb, dojo_deps *deps, int k,
 	const struct dep *d = &deps->dep[k];
 	isl_point *pt;
 	isl_val *v;
-	isl_space *space;
-	isl_map *map;
 	const char *kind = "memory";
-	char sname[16], tname[16];
 	int i, sign;
 
-	snprintf(sname, sizeof sname, "S%d", d->src);
-	snprintf(tname, sizeof tname, "S%d", d->dst);
 	for (i = 0; i < 3; i++) {
-		space = isl_space_alloc(deps->ctx, 0, deps->m.st[d->src].depth,
-		    deps->m.st[d->dst].depth);
-		space = isl_space_set_tuple_name(space, isl_dim_in, sname);
-		space = isl_space_set_tuple_name(space, isl_dim_out, tname);
-		map = isl_union_map_extract_map(deps->kind[i], space);
-		if (set_nonempty(violating(distances(map, d->m), q))) {
+		if (!d->kind[i])
+			continue;
+		if (set_nonempty(violating(distances(isl_map_copy(d->kind[i]),
+		    d->m), q))) {
 			kind = kinds[i];
 			break;
 		}
@@ -856,4 +788,245 @@ dojo_deps_is_reduction(dojo_deps *deps, const int *path, int n)
 		    in_subtree(&deps->m.st[i], path, n))
 			return deps->reduction[i];
 	return false;
+}
+
+
+/* "S<s>[i] -> [p0, i0, p1, i1, ..., pk, 0, ...]" padded to "depth". */
+static void
+add_schedule(struct dojo_strbuf *sb, int s, const struct stmt *st, int depth)
+{
+	int i;
+
+	add_tuple(sb, s, st, 'i');
+	dojo_strbuf_puts(sb, " -> [");
+	for (i = 0; i < st->depth; i++)
+		dojo_strbuf_printf(sb, "%d, i%d, ", st->pos[i], i);
+	dojo_strbuf_printf(sb, "%d", st->pos[st->depth]);
+	for (i = st->depth; i < depth; i++)
+		dojo_strbuf_puts(sb, ", 0, 0");
+	dojo_strbuf_puts(sb, "] : 1 = 1");
+	add_box(sb, st, 'i');
+	dojo_strbuf_puts(sb, "; ");
+}
+
+static void
+add_access_map(struct dojo_strbuf *sb, const dojo_program *prog, int s,
+    const struct stmt *st, const struct dojo_access *acc)
+{
+	int i;
+
+	add_tuple(sb, s, st, 'i');
+	dojo_strbuf_printf(sb, " -> a_%s[", prog->decls->arr[acc->array].name);
+	for (i = 0; i < acc->nidx; i++) {
+		if (i)
+			dojo_strbuf_puts(sb, ", ");
+		add_aff(sb, &acc->idx[i], 'i');
+	}
+	dojo_strbuf_puts(sb, "] : 1 = 1");
+	add_box(sb, st, 'i');
+	dojo_strbuf_puts(sb, "; ");
+}
+
+static isl_union_map *
+union_read(isl_ctx *ctx, struct dojo_strbuf *sb)
+{
+	isl_union_map *u;
+
+	dojo_strbuf_puts(sb, "}");
+	u = sb->oom ? NULL : isl_union_map_read_from_str(ctx, sb->s);
+	dojo_strbuf_release(sb);
+	return u;
+}
+
+int
+dojo_deps_fold_live(dojo_program *prog, int b, int d, int64_t n, char *why,
+    size_t len)
+{
+	struct dojo_strbuf rd, wr, sc, extra, ww, bf;
+	struct xacc_list xl = { 0 };
+	struct model m;
+	isl_ctx *ctx;
+	isl_union_map *R, *W, *S, *F, *WW, *B, *X;
+	isl_union_access_info *ai;
+	isl_union_flow *flow;
+	isl_bool empty;
+	bool *used;
+	int i, j, k, maxd = 0, rc = -1;
+
+	if (model_init(&m, prog) < 0)
+		return -1;
+	used = calloc(m.n + 1, sizeof *used);
+	ctx = new_ctx();
+	if (!used || !ctx || xacc_collect(&xl, &m) < 0) {
+		dojo_error_set("out of memory");
+		goto out;
+	}
+	for (i = 0; i < xl.n; i++)
+		if (buffer_of(prog, xl.x[i].acc) == b) {
+			used[xl.x[i].stmt] = true;
+			if (m.st[xl.x[i].stmt].depth > maxd)
+				maxd = m.st[xl.x[i].stmt].depth;
+		}
+	dojo_strbuf_init(&rd);
+	dojo_strbuf_init(&wr);
+	dojo_strbuf_init(&sc);
+	dojo_strbuf_init(&ww);
+	dojo_strbuf_init(&bf);
+	dojo_strbuf_puts(&rd, "{ ");
+	dojo_strbuf_puts(&wr, "{ ");
+	dojo_strbuf_puts(&sc, "{ ");
+	dojo_strbuf_puts(&ww, "{ ");
+	dojo_strbuf_puts(&bf, "{ ");
+	for (i = 0; i < m.n; i++)
+		if (used[i])
+			add_schedule(&sc, i, &m.st[i], maxd);
+	for (i = 0; i < xl.n; i++) {
+		const struct xacc *x = &xl.x[i];
+
+		if (buffer_of(prog, x->acc) != b)
+			continue;
+		add_access_map(x->write ? &wr : &rd, prog, x->stmt,
+		    &m.st[x->stmt], x->acc);
+		if (!x->write)
+			continue;
+		for (j = 0; j < xl.n; j++) {
+			const struct xacc *y = &xl.x[j];
+			isl_map *map;
+			char *text;
+
+			if (!y->write || buffer_of(prog, y->acc) != b)
+				continue;
+			/* w1 -> w2: before, same slot, another element */
+			dojo_strbuf_init(&extra);
+			add_same_element(&extra, prog, x->acc, y->acc, true, d, n);
+			dojo_strbuf_puts(&extra, " and (");
+			for (k = 0; k < x->acc->nidx; k++) {
+				dojo_strbuf_puts(&extra, k ? " or " : "");
+				add_aff(&extra, &x->acc->idx[k], 'i');
+				dojo_strbuf_puts(&extra, " < ");
+				add_aff(&extra, &y->acc->idx[k], 'j');
+				dojo_strbuf_puts(&extra, " or ");
+				add_aff(&extra, &x->acc->idx[k], 'i');
+				dojo_strbuf_puts(&extra, " > ");
+				add_aff(&extra, &y->acc->idx[k], 'j');
+			}
+			dojo_strbuf_puts(&extra, ")");
+			map = pair_map(ctx, &m, x->stmt, y->stmt, &extra);
+			dojo_strbuf_release(&extra);
+			text = isl_map_to_str(map);
+			isl_map_free(map);
+			if (text) {
+				/* "{ ... }" into the union */
+				size_t l = strlen(text);
+
+				if (l > 4) {
+					dojo_strbuf_add(&ww, text + 1, l - 2);
+					dojo_strbuf_puts(&ww, "; ");
+				}
+				free(text);
+			}
+		}
+	}
+	/* r1 -> w2 with w2 before r1, over the statements that read/write */
+	for (i = 0; i < m.n; i++)
+		for (j = 0; j < m.n; j++) {
+			isl_map *map;
+			char *text;
+
+			if (!used[i] || !used[j])
+				continue;
+			map = pair_map(ctx, &m, i, j, NULL);
+			text = isl_map_to_str(map);
+			isl_map_free(map);
+			if (text) {
+				size_t l = strlen(text);
+
+				if (l > 4) {
+					dojo_strbuf_add(&bf, text + 1, l - 2);
+					dojo_strbuf_puts(&bf, "; ");
+				}
+				free(text);
+			}
+		}
+	R = union_read(ctx, &rd);
+	W = union_read(ctx, &wr);
+	S = union_read(ctx, &sc);
+	WW = union_read(ctx, &ww);
+	B = union_read(ctx, &bf);
+	ai = isl_union_access_info_from_sink(R);
+	ai = isl_union_access_info_set_must_source(ai, W);
+	ai = isl_union_access_info_set_schedule_map(ai, S);
+	flow = isl_union_access_info_compute_flow(ai);
+	F = isl_union_flow_get_must_dependence(flow);
+	isl_union_flow_free(flow);
+	/* r1 -> w2 where w2 overwrites the slot of r1's value in between */
+	X = isl_union_map_apply_range(isl_union_map_reverse(F), WW);
+	X = isl_union_map_intersect(X, isl_union_map_reverse(B));
+	empty = isl_union_map_is_empty(X);
+	isl_union_map_free(X);
+	if (empty < 0) {
+		dojo_error_set("%s: dependence analysis failed", prog->file);
+		goto out;
+	}
+	rc = !empty;
+	if (rc && why)
+		snprintf(why, len, "a value of '%s' would be overwritten in its "
+		    "slot before its last read", prog->decls->buf[b].name);
+out:
+	free(used);
+	free(xl.x);
+	free(m.st);
+	if (ctx)
+		isl_ctx_free(ctx);
+	return rc;
+}
+
+int
+dojo_deps_lifetimes_overlap(dojo_program *prog, int b1, int b2)
+{
+	struct xacc_list xl = { 0 };
+	struct model m;
+	isl_ctx *ctx;
+	isl_map *map;
+	isl_bool empty;
+	bool e[2] = { false, false };
+	int i, j, k, rc = -1;
+
+	if (model_init(&m, prog) < 0)
+		return -1;
+	ctx = new_ctx();
+	if (!ctx || xacc_collect(&xl, &m) < 0) {
+		dojo_error_set("out of memory");
+		goto out;
+	}
+	for (k = 0; k < 2; k++)
+		for (i = 0; i < xl.n && !e[k]; i++) {
+			if (buffer_of(prog, xl.x[i].acc) != (k ? b2 : b1))
+				continue;
+			for (j = 0; j < xl.n && !e[k]; j++) {
+				if (buffer_of(prog, xl.x[j].acc) != (k ? b1 : b2))
+					continue;
+				if (xl.x[i].stmt == xl.x[j].stmt) {
+					e[k] = true;
+					break;
+				}
+				map = pair_map(ctx, &m, xl.x[i].stmt,
+				    xl.x[j].stmt, NULL);
+				empty = isl_map_is_empty(map);
+				isl_map_free(map);
+				if (empty < 0) {
+					dojo_error_set("%s: dependence analysis "
+					    "failed", prog->file);
+					goto out;
+				}
+				e[k] = !empty;
+			}
+		}
+	rc = e[0] && e[1];
+out:
+	free(xl.x);
+	free(m.st);
+	if (ctx)
+		isl_ctx_free(ctx);
+	return rc;
 }

@@ -3,6 +3,8 @@
 #define DOJO_DEPS_H
 
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 
 #include "program.h"
 
@@ -48,5 +50,14 @@ void dojo_deps_describe(struct dojo_strbuf *sb, dojo_deps *deps, int dep,
     const struct dojo_dep_query *q);
 /* Whether the operation at "path" is a reduction. */
 bool dojo_deps_is_reduction(dojo_deps *deps, const int *path, int n);
+
+/* Whether folding dimension "d" of buffer "b" to "n" slots would
+ * overwrite a value still to be read: 1 (with a sentence in "why"), 0, or
+ * -1 on error. */
+int dojo_deps_fold_live(dojo_program *prog, int b, int d, int64_t n,
+    char *why, size_t len);
+/* Whether the live ranges of the arrays of buffers "b1" and "b2" overlap:
+ * 1, 0, or -1 on error. */
+int dojo_deps_lifetimes_overlap(dojo_program *prog, int b1, int b2);
 
 #endif

@@ -15,6 +15,8 @@ struct dojo_command {
 extern const struct dojo_command dojo_command_show;
 extern const struct dojo_command dojo_command_check;
 extern const struct dojo_command dojo_command_run;
+extern const struct dojo_command dojo_command_actions;
+extern const struct dojo_command dojo_command_apply;
 
 /* Exit statuses: 1 for an error in the work, 2 for a usage error. */
 #define DOJO_EXIT_ERROR 1

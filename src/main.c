@@ -12,6 +12,8 @@ static const struct dojo_command *const commands[] = {
 	&dojo_command_show,
 	&dojo_command_check,
 	&dojo_command_run,
+	&dojo_command_actions,
+	&dojo_command_apply,
 };
 #define N_COMMANDS (sizeof commands / sizeof *commands)
 

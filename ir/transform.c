@@ -1,0 +1,2561 @@
+/* transform.c: the moves of the game (spec/TRANSFORMATIONS.md) */
+#include "config.h"
+#include "transform.h"
+#include "deps.h"
+#include "program_private.h"
+#include "strbuf.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define STACK_BUDGET (256 << 10)	/* bytes of one stack buffer */
+#define REG_BUDGET 256			/* elements of one register buffer */
+#define UNROLL_MAX 64
+
+struct dojo_moves {
+	dojo_program *prog;
+	dojo_deps *deps;	/* computed when first needed */
+	bool gpu;
+};
+
+/* The arguments a move takes, one letter each: S scope, X node, B buffer,
+ * A array, f k d n integers, L location. */
+struct dojo_move {
+	const char *name;
+	const char *args;
+	const char *help;
+	char flag;		/* for the annotations */
+	bool gpu;		/* only for GPU targets */
+	int (*check)(dojo_moves *mv, const struct dojo_action *a);
+	dojo_program *(*apply)(dojo_moves *mv, const struct dojo_action *a);
+	int (*inverse)(struct dojo_action *out, dojo_moves *mv,
+	    const struct dojo_action *a);
+	/* candidate values of the integer argument "i" (NULL: none) */
+	int (*values)(dojo_moves *mv, const struct dojo_action *a, int i,
+	    int64_t *out, int max);
+};
+
+static const struct dojo_move moves[];
+static const int n_moves;
+
+/*
+ * Helpers: looking up, refusing, copying.
+ */
+
+static int
+refuse(const struct dojo_action *a, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* Set the last error to "ACTION: reason"; returns -1. */
+static int
+refuse(const struct dojo_action *a, const char *fmt, ...)
+{
+	char text[256], msg[DOJO_ERROR_MAX];
+	va_list ap;
+
+	dojo_action_format(text, sizeof text, a);
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	return dojo_error_set("%s: %s", text, msg);
+}
+
+static void
+format_path(char *out, size_t len, const int *path, int n)
+{
+	size_t k = 0;
+	int i;
+
+	out[0] = '\0';
+	for (i = 0; i < n && k < len; i++)
+		k += snprintf(out + k, len - k, i ? ".%d" : "%d", path[i]);
+}
+
+static struct dojo_node *
+node_at(dojo_program *prog, const int *path, int n)
+{
+	struct dojo_node **kids = prog->kids, *node = NULL;
+	int nkids = prog->n, i;
+
+	for (i = 0; i < n; i++) {
+		if (path[i] < 0 || path[i] >= nkids)
+			return NULL;
+		node = kids[path[i]];
+		kids = node->kids;
+		nkids = node->n;
+	}
+	return node;
+}
+
+/* The children of the parent of the node at "path" ("n" >= 1). */
+static struct dojo_node **
+siblings(dojo_program *prog, const int *path, int n, int *count)
+{
+	struct dojo_node *parent;
+
+	if (n == 1) {
+		*count = prog->n;
+		return prog->kids;
+	}
+	parent = node_at(prog, path, n - 1);
+	*count = parent->n;
+	return parent->kids;
+}
+
+static int
+need_node(const struct dojo_action *a, dojo_moves *mv, struct dojo_node **out)
+{
+	char addr[256];
+
+	*out = node_at(mv->prog, a->path, a->npath);
+	if (!*out) {
+		format_path(addr, sizeof addr, a->path, a->npath);
+		return refuse(a, "no node at address %s", addr);
+	}
+	return 0;
+}
+
+static int
+need_scope(const struct dojo_action *a, dojo_moves *mv, struct dojo_node **out)
+{
+	char addr[256];
+
+	if (need_node(a, mv, out) < 0)
+		return -1;
+	if ((*out)->kind != DOJO_SCOPE) {
+		format_path(addr, sizeof addr, a->path, a->npath);
+		return refuse(a, "%s is an operation, not a scope", addr);
+	}
+	return 0;
+}
+
+static dojo_deps *
+deps_of(dojo_moves *mv)
+{
+	if (!mv->deps)
+		mv->deps = dojo_deps_new(mv->prog);
+	return mv->deps;
+}
+
+/* Refuse "a" when the query finds a dependence: "would ... DEP". */
+static int
+check_deps(dojo_moves *mv, const struct dojo_action *a,
+    const struct dojo_dep_query *q, const char *what)
+{
+	struct dojo_strbuf sb;
+	dojo_deps *deps = deps_of(mv);
+	int k;
+
+	if (!deps)
+		return -1;
+	k = dojo_deps_find(deps, q);
+	if (k < 0)
+		return 0;
+	dojo_strbuf_init(&sb);
+	dojo_deps_describe(&sb, deps, k, q);
+	refuse(a, "%s %s", what, sb.s ? sb.s : "a dependence");
+	dojo_strbuf_release(&sb);
+	return -1;
+}
+
+static struct dojo_node *
+node_dup(const struct dojo_node *src);
+
+static int
+aff_copy(struct dojo_aff *out, const struct dojo_aff *in)
+{
+	*out = *in;
+	out->t = NULL;
+	if (in->n) {
+		out->t = malloc(sizeof *out->t * in->n);
+		if (!out->t)
+			return -1;
+		memcpy(out->t, in->t, sizeof *out->t * in->n);
+	}
+	return 0;
+}
+
+static int
+access_copy(struct dojo_access *out, const struct dojo_access *in)
+{
+	int i;
+
+	*out = *in;
+	out->idx = NULL;
+	out->nidx = 0;
+	if (!in->nidx)
+		return 0;
+	out->idx = calloc(in->nidx, sizeof *out->idx);
+	if (!out->idx)
+		return -1;
+	for (i = 0; i < in->nidx; i++) {
+		if (aff_copy(&out->idx[i], &in->idx[i]) < 0)
+			return -1;
+		out->nidx++;
+	}
+	return 0;
+}
+
+static struct dojo_expr *
+expr_copy(const struct dojo_expr *e)
+{
+	struct dojo_expr *c;
+
+	if (!e)
+		return NULL;
+	c = dojo_expr_new(e->kind);
+	if (!c)
+		return NULL;
+	*c = *e;
+	c->a = c->b = NULL;
+	c->acc.idx = NULL;
+	c->acc.nidx = 0;
+	if ((e->kind == DOJO_E_ACCESS && access_copy(&c->acc, &e->acc) < 0) ||
+	    (e->a && !(c->a = expr_copy(e->a))) ||
+	    (e->b && !(c->b = expr_copy(e->b)))) {
+		dojo_expr_free(c);
+		return NULL;
+	}
+	return c;
+}
+
+/* A new node like "src": a deep copy of an operation, or a scope holding
+ * references to the same children. */
+static struct dojo_node *
+node_dup(const struct dojo_node *src)
+{
+	struct dojo_node *n;
+	int i;
+
+	if (src->kind == DOJO_SCOPE) {
+		n = dojo_node_new_scope(src->size, src->flag);
+		if (!n)
+			return NULL;
+		n->pos = src->pos;
+		for (i = 0; i < src->n; i++)
+			if (dojo_node_append(n, dojo_node_ref(src->kids[i])) < 0) {
+				dojo_node_unref(n);
+				return NULL;
+			}
+		return n;
+	}
+	n = dojo_node_new_op();
+	if (!n)
+		return NULL;
+	n->pos = src->pos;
+	n->update = src->update;
+	if (access_copy(&n->lhs, &src->lhs) < 0 ||
+	    !(n->rhs = expr_copy(src->rhs))) {
+		dojo_node_unref(n);
+		return NULL;
+	}
+	return n;
+}
+
+/* A program with the same declarations and new top-level children. */
+static dojo_program *
+program_with(dojo_program *prog, struct dojo_decls *decls)
+{
+	dojo_program *p = calloc(1, sizeof *p);
+
+	if (!p)
+		return NULL;
+	p->ref = 1;
+	p->file = strdup(prog->file);
+	p->decls = decls ? decls : prog->decls;
+	p->decls->ref++;
+	if (!p->file) {
+		dojo_program_free(p);
+		return NULL;
+	}
+	return p;
+}
+
+/* Replace the children of the node at "path" ("n" = 0: the root) by the
+ * "count" nodes of "kids" (taken), sharing everything else.  The result
+ * has the declarations "decls" (NULL: the same). */
+static dojo_program *
+replace_children(dojo_program *prog, const int *path, int n,
+    struct dojo_node **kids, int count, struct dojo_decls *decls)
+{
+	struct dojo_node *chain[DOJO_MAX_DEPTH + 1], *copy, *child = NULL;
+	dojo_program *p;
+	int i, j;
+
+	for (i = 0; i < n; i++)
+		chain[i] = node_at(prog, path, i + 1);
+	p = program_with(prog, decls);
+	if (!p)
+		goto out_free_kids;
+	for (i = n - 1; i >= -1; i--) {
+		struct dojo_node **src = i >= 0 ? chain[i]->kids : prog->kids;
+		int nsrc = i >= 0 ? chain[i]->n : prog->n;
+		struct dojo_node ***dst;
+		int *ndst;
+
+		copy = NULL;
+		if (i >= 0) {
+			copy = dojo_node_new_scope(chain[i]->size, chain[i]->flag);
+			if (!copy)
+				goto out_free;
+			copy->pos = chain[i]->pos;
+			dst = &copy->kids;
+			ndst = &copy->n;
+		} else {
+			dst = &p->kids;
+			ndst = &p->n;
+		}
+		if (i == n - 1) {
+			for (j = 0; j < count; j++)
+				if (dojo_kids_append(dst, ndst, kids[j]) < 0) {
+					kids[j] = NULL;
+					goto out_free_copy;
+				} else {
+					kids[j] = NULL;
+				}
+		} else {
+			for (j = 0; j < nsrc; j++)
+				if (dojo_kids_append(dst, ndst, j == path[i + 1] ?
+				    child : dojo_node_ref(src[j])) < 0)
+					goto out_free_copy;
+				else if (j == path[i + 1])
+					child = NULL;
+		}
+		child = copy;
+	}
+	return p;
+out_free_copy:
+	dojo_node_unref(copy);
+out_free:
+	dojo_node_unref(child);
+	dojo_program_free(p);
+out_free_kids:
+	for (j = 0; j < count; j++)
+		dojo_node_unref(kids[j]);
+	dojo_error_set("out of memory");
+	return NULL;
+}
+
+/* Replace the node at "path" by the "count" nodes "repl" (taken). */
+static dojo_program *
+replace_node(dojo_program *prog, const int *path, int n,
+    struct dojo_node **repl, int count)
+{
+	struct dojo_node **sib, **kids;
+	dojo_program *p;
+	int nsib, i, k = 0;
+
+	sib = siblings(prog, path, n, &nsib);
+	kids = malloc(sizeof *kids * (nsib + count));
+	if (!kids)
+		return NULL;
+	for (i = 0; i < nsib; i++) {
+		if (i == path[n - 1]) {
+			memcpy(kids + k, repl, sizeof *kids * count);
+			k += count;
+		} else {
+			kids[k++] = dojo_node_ref(sib[i]);
+		}
+	}
+	p = replace_children(prog, path, n - 1, kids, k, NULL);
+	free(kids);
+	return p;
+}
+
+/*
+ * Rewriting the indices of every operation of a subtree.
+ */
+
+typedef int (*aff_fn)(struct dojo_aff *aff, void *payload);
+typedef int (*acc_fn)(struct dojo_access *acc, void *payload);
+
+struct rewrite {
+	aff_fn aff;
+	acc_fn acc;
+	void *payload;
+};
+
+static int
+rewrite_access(struct dojo_access *acc, const struct rewrite *rw)
+{
+	int i;
+
+	if (rw->acc && rw->acc(acc, rw->payload) < 0)
+		return -1;
+	for (i = 0; rw->aff && i < acc->nidx; i++)
+		if (rw->aff(&acc->idx[i], rw->payload) < 0)
+			return -1;
+	return 0;
+}
+
+static int
+rewrite_expr(struct dojo_expr *e, const struct rewrite *rw)
+{
+	if (!e)
+		return 0;
+	if (e->kind == DOJO_E_ACCESS && rewrite_access(&e->acc, rw) < 0)
+		return -1;
+	if (rewrite_expr(e->a, rw) < 0 || rewrite_expr(e->b, rw) < 0)
+		return -1;
+	return 0;
+}
+
+/* A copy of the subtree "node" with every access rewritten. */
+static struct dojo_node *
+rewrite_tree(const struct dojo_node *node, const struct rewrite *rw)
+{
+	struct dojo_node *n;
+	int i;
+
+	if (node->kind == DOJO_OP) {
+		n = node_dup(node);
+		if (!n || rewrite_access(&n->lhs, rw) < 0 ||
+		    rewrite_expr(n->rhs, rw) < 0) {
+			dojo_node_unref(n);
+			return NULL;
+		}
+		return n;
+	}
+	n = dojo_node_new_scope(node->size, node->flag);
+	if (!n)
+		return NULL;
+	n->pos = node->pos;
+	for (i = 0; i < node->n; i++) {
+		struct dojo_node *k = rewrite_tree(node->kids[i], rw);
+
+		if (!k || dojo_node_append(n, k) < 0) {
+			dojo_node_unref(n);
+			return NULL;
+		}
+	}
+	return n;
+}
+
+/* Sort the terms of "aff" by depth, merging and dropping zeros. */
+static void
+aff_normalize(struct dojo_aff *aff)
+{
+	struct dojo_term t;
+	int i, j, k;
+
+	for (i = 1; i < aff->n; i++)
+		for (j = i; j > 0 && aff->t[j - 1].d > aff->t[j].d; j--) {
+			t = aff->t[j];
+			aff->t[j] = aff->t[j - 1];
+			aff->t[j - 1] = t;
+		}
+	for (i = 0, k = 0; i < aff->n; i++) {
+		if (k > 0 && aff->t[k - 1].d == aff->t[i].d)
+			aff->t[k - 1].k += aff->t[i].k;
+		else
+			aff->t[k++] = aff->t[i];
+		if (aff->t[k - 1].k == 0)
+			k--;
+	}
+	aff->n = k;
+}
+
+static int64_t
+aff_coef(const struct dojo_aff *aff, int d)
+{
+	int i;
+
+	for (i = 0; i < aff->n; i++)
+		if (aff->t[i].d == d)
+			return aff->t[i].k;
+	return 0;
+}
+
+/* Add "k * {d}" to "aff" (re-normalized). */
+static int
+aff_add_term(struct dojo_aff *aff, int d, int64_t k)
+{
+	struct dojo_term *g = realloc(aff->t, sizeof *g * (aff->n + 1));
+
+	if (!g)
+		return -1;
+	aff->t = g;
+	aff->t[aff->n].d = d;
+	aff->t[aff->n].k = k;
+	aff->n++;
+	aff_normalize(aff);
+	return 0;
+}
+
+/*
+ * split S f / join S
+ */
+
+struct split_ctx {
+	int d;
+	int64_t f;
+};
+
+static int
+split_aff(struct dojo_aff *aff, void *payload)
+{
+	struct split_ctx *c = payload;
+	int64_t k = 0;
+	int i;
+
+	for (i = 0; i < aff->n; i++) {
+		if (aff->t[i].d > c->d)
+			aff->t[i].d++;
+		else if (aff->t[i].d == c->d) {
+			k = aff->t[i].k;
+			aff->t[i].k = k * c->f;
+		}
+	}
+	if (k)
+		return aff_add_term(aff, c->d + 1, k);
+	return 0;
+}
+
+static int
+divisors(int64_t size, int64_t *out, int max)
+{
+	int64_t f;
+	int n = 0;
+
+	for (f = 2; f < size && n < max; f++)
+		if (size % f == 0)
+			out[n++] = f;
+	return n;
+}
+
+static int
+split_values(dojo_moves *mv, const struct dojo_action *a, int i,
+    int64_t *out, int max)
+{
+	struct dojo_node *s = node_at(mv->prog, a->path, a->npath);
+
+	if (!s || s->kind != DOJO_SCOPE)
+		return 0;
+	return divisors(s->size, out, max);
+}
+
+static int
+split_check(dojo_moves *mv, const struct dojo_action *a)
+{
+	struct dojo_node *s;
+	int64_t f = a->num[0];
+
+	if (need_scope(a, mv, &s) < 0)
+		return -1;
+	if (f <= 1 || f >= s->size)
+		return refuse(a, "the factor must be between 2 and %lld",
+		    (long long)s->size - 1);
+	if (s->size % f)
+		return refuse(a, "%lld does not divide the size %lld",
+		    (long long)f, (long long)s->size);
+	if (a->npath + 1 > DOJO_MAX_DEPTH ||
+	    dojo_node_kind(s) != DOJO_SCOPE)
+		return refuse(a, "too deep");
+	return 0;
+}
+
+/* The flags of the two scopes of a split of a scope flagged "flag". */
+static void
+split_flags(char flag, char *outer, char *inner)
+{
+	*outer = *inner = 0;
+	if (flag == 'v' || flag == 'w')
+		*inner = flag;
+	else if (flag == 'u')
+		*outer = *inner = flag;
+	else
+		*outer = flag;
+}
+
+static dojo_program *
+split_apply(dojo_moves *mv, const struct dojo_action *a)
+{
+	struct dojo_node *s = node_at(mv->prog, a->path, a->npath);
+	struct split_ctx c = { a->npath - 1, a->num[0] };
+	struct rewrite rw = { split_aff, NULL, &c };
+	struct dojo_node *outer, *inner;
+	char fo, fi;
+
+	split_flags(s->flag, &fo, &fi);
+	inner = rewrite_tree(s, &rw);
+	outer = dojo_node_new_scope(s->size / c.f, fo);
+	if (!inner || !outer) {
+		dojo_node_unref(inner);
+		dojo_node_unref(outer);
+		return NULL;
+	}
+	inner->size = c.f;
+	inner->flag = fi;
+	outer->pos = s->pos;
+	if (dojo_node_append(outer, inner) < 0)
+		return NULL;
+	return replace_node(mv->prog, a->path, a->npath, &outer, 1);
+}
+
+static int
+split_inverse(struct dojo_action *out, dojo_moves *mv,
+    const struct dojo_action *a)
+{
+	memset(out, 0, sizeof *out);
+	out->move = &moves[1];
+	memcpy(out->path, a->path, sizeof out->path);
+	out->npath = a->npath;
+	return 0;
+}
+
+struct join_ctx {
+	int d;
+	int64_t f;
+	bool ok;
+};
+
+static int
+join_test(struct dojo_aff *aff, void *payload)
+{
+	struct join_ctx *c = payload;
+
+	if (aff_coef(aff, c->d) != c->f * aff_coef(aff, c->d + 1))
+		c->ok = false;
+	return 0;
+}
+
+static int
+join_aff(struct dojo_aff *aff, void *payload)
+{
+	struct join_ctx *c = payload;
+	int i;
+
+	for (i = 0; i < aff->n; i++) {
+		if (aff->t[i].d == c->d)
+			aff->t[i].k = 0;	/* folded into {d+1}'s */
+	}
+	aff_normalize(aff);
+	for (i = 0; i < aff->n; i++)
+		if (aff->t[i].d > c->d)
+			aff->t[i].d--;
+	return 0;
+}
+
+static int
+join_check(dojo_moves *mv, const struct dojo_action *a)
+{
+	struct dojo_node *s, *c, *t;
+	struct join_ctx jc;
+	struct rewrite rw = { join_test, NULL, &jc };
+
+	if (need_scope(a, mv, &s) < 0)
+		return -1;
+	if (s->n != 1 || s->kids[0]->kind != DOJO_SCOPE)
+		return refuse(a, "the scope's only child must be a scope");
+	c = s->kids[0];
+	if (s->flag && c->flag && s->flag != c->flag)
+		return refuse(a, "the two scopes have different flags "
+		    "('%c' and '%c')", s->flag, c->flag);
+	jc.d = a->npath - 1;
+	jc.f = c->size;
+	jc.ok = true;
+	t = rewrite_tree(c, &rw);
+	dojo_node_unref(t);
+	if (!jc.ok)
+		return refuse(a, "an index does not use the two iterators as "
+		    "{%d}*%lld + {%d}", jc.d, (long long)jc.f, jc.d + 1);
+	return 0;
+}
+
+static dojo_program *
+join_apply(dojo_moves *mv, const struct dojo_action *a)
+{
+	struct dojo_node *s = node_at(mv->prog, a->path, a->npath);
+	struct dojo_node *c = s->kids[0], *n;
+	struct join_ctx jc = { a->npath - 1, c->size, true };
+	struct rewrite rw = { join_aff, NULL, &jc };
+
+	n = rewrite_tree(c, &rw);
+	if (!n)
+		return NULL;
+	n->size = s->size * c->size;
+	n->flag = c->flag == 'v' || c->flag == 'w' ? c->flag :
+	    s->flag ? s->flag : c->flag;
+	n->pos = s->pos;
+	return replace_node(mv->prog, a->path, a->npath, &n, 1);
+}
+
+static int
+join_inverse(struct dojo_action *out, dojo_moves *mv,
+    const struct dojo_action *a)
+{
+	struct dojo_node *s = node_at(mv->prog, a->path, a->npath);
+
+	memset(out, 0, sizeof *out);
+	out->move = &moves[0];
+	memcpy(out->path, a->path, sizeof out->path);
+	out->npath = a->npath;
+	out->num[0] = s->kids[0]->size;
+	out->nnum = 1;
+	return 0;
+}
+
+/*
+ * swap S
+ */
+
+static int
+swap_aff(struct dojo_aff *aff, void *payload)
+{
+	int d = *(int *)payload, i;
+
+	for (i = 0; i < aff->n; i++)
+		if (aff->t[i].d == d)
+			aff->t[i].d = d + 1;
+		else if (aff->t[i].d == d + 1)
+			aff->t[i].d = d;
+	aff_normalize(aff);
+	return 0;
+}
+
+static int
+swap_check(dojo_moves *mv, const struct dojo_action *a)
+{
+	struct dojo_dep_query q = { 0 };
+	struct dojo_node *s;
+
+	if (need_scope(a, mv, &s) < 0)
+		return -1;
+	if (s->n != 1 || s->kids[0]->kind != DOJO_SCOPE)
+		return refuse(a, "the scope's only child must be a scope (a "
+		    "perfect pair)");
+	if (s->flag || s->kids[0]->flag)
+		return refuse(a, "clear the flags of the two scopes first");
+	q.kind = DOJO_DEP_SWAP;
+	q.level = a->npath - 1;
+	q.src_path = q.dst_path = a->path;
+	q.src_len = q.dst_len = a->npath;
+	q.skip_chains = true;
+	return check_deps(mv, a, &q, "would reverse");
+}
+
+static dojo_program *
+swap_apply(dojo_moves *mv, const struct dojo_action *a)
+{
+	struct dojo_node *s = node_at(mv->prog, a->path, a->npath);
+	struct dojo_node *c = s->kids[0], *outer, *inner;
+	int d = a->npath - 1;
+	struct rewrite rw = { swap_aff, NULL, &d };
+
+	inner = rewrite_tree(c, &rw);
+	outer = dojo_node_new_scope(c->size, c->flag);
+	if (!inner || !outer) {
+		dojo_node_unref(inner);
+		dojo_node_unref(outer);
+		return NULL;
+	}
+	inner->size = s->size;
+	inner->flag = s->flag;
+	outer->pos = s->pos;
+	if (dojo_node_append(outer, inner) < 0)
+		return NULL;
+	return replace_node(mv->prog, a->path, a->npath, &outer, 1);
+}
+
+static int
+self_inverse(struct dojo_action *out, dojo_moves *mv,
+    const struct dojo_action *a)
+{
+	*out = *a;
+	return 0;
+}
+
+/*
+ * fuse S / fission S k
+ */
+
+static int
+fuse_check(dojo_moves *mv, const struct dojo_action *a)
+{
+	struct dojo_dep_query q = { 0 };
+	struct dojo_node *s, *t, **sib;
+	int nsib, next[DOJO_MAX_DEPTH];
+
+	if (need_scope(a, mv, &s) < 0)
+		return -1;
+	sib = siblings(mv->prog, a->path, a->npath, &nsib);
+	if (a->path[a->npath - 1] + 1 >= nsib)
+		return refuse(a, "the scope has no next sibling");
+	t = sib[a->path[a->npath - 1] + 1];
+	if (t->kind != DOJO_SCOPE)
+		return refuse(a, "the next sibling is an operation");
+	if (t->size != s->size)
+		return refuse(a, "the next scope has size %lld, not %lld",
+		    (long long)t->size, (long long)s->size);
+	if (t->flag != s->flag)
+		return refuse(a, "the two scopes have different flags");
+	memcpy(next, a->path, sizeof next);
+	next[a->npath - 1]++;
+	q.kind = DOJO_DEP_BACKWARD;
+	q.level = a->npath - 1;
+	q.src_path = a->path;
+	q.src_len = a->npath;
+	q.dst_path = next;
+	q.dst_len = a->npath;
+	return check_deps(mv, a, &q, "would break");
+}
+
+static dojo_program *
+fuse_apply(dojo_moves *mv, const struct dojo_action *a)
+{
+	struct dojo_node **sib, *s, *t, *n, *repl[1];
+	int nsib, i, at = a->path[a->npath - 1];
+	struct dojo_node **kids;
+	dojo_program *p;
+
+	sib = siblings(mv->prog, a->path, a->npath, &nsib);
+	s = sib[at];
+	t = sib[at + 1];
+	n = node_dup(s);
+	if (!n)
+		return NULL;
+	for (i = 0; i < t->n; i++)
+		if (dojo_node_append(n, dojo_node_ref(t->kids[i])) < 0)
+			return NULL;
+	kids = malloc(sizeof *kids * nsib);
+	if (!kids) {
+		dojo_node_unref(n);
+		return NULL;
+	}
+	repl[0] = n;
+	for (i = 0; i < nsib - 1; i++)
+		kids[i] = i < at ? dojo_node_ref(sib[i]) : i == at ? n :
+		    dojo_node_ref(sib[i + 1]);
+	p = replace_children(mv->prog, a->path, a->npath - 1, kids, nsib - 1,
+	    NULL);
+	free(kids);
+	(void)repl;
+	return p;
+}
+
+static int
+fuse_inverse(struct dojo_action *out, dojo_moves *mv,
+    const struct dojo_action *a)
+{
+	struct dojo_node *s = node_at(mv->prog, a->path, a->npath);
+
+	memset(out, 0, sizeof *out);
+	out->move = &moves[4];
+	memcpy(out->path, a->path, sizeof out->path);
+	out->npath = a->npath;
+	out->num[0] = s->n;
+	out->nnum = 1;
+	return 0;
+}
+
+static int
+fission_values(dojo_moves *mv, const struct dojo_action *a, int i,
+    int64_t *out, int max)
+{
+	struct dojo_node *s = node_at(mv->prog, a->path, a->npath);
+	int k, n = 0;
+
+	if (!s || s->kind != DOJO_SCOPE)
+		return 0;
+	for (k = 1; k < s->n && n < max; k++)
+		out[n++] = k;
+	return n;
+}
+
+static int
+fission_check(dojo_moves *mv, const struct dojo_action *a)
+{
+	struct dojo_dep_query q = { 0 };
+	struct dojo_node *s;
+	int src[DOJO_MAX_DEPTH + 1], dst[DOJO_MAX_DEPTH + 1], i, j;
+
+	if (need_scope(a, mv, &s) < 0)
+		return -1;
+	if (a->num[0] < 1 || a->num[0] >= s->n)
+		return refuse(a, "the position must be between 1 and %d",
+		    s->n - 1);
+	memcpy(src, a->path, sizeof a->path);
+	memcpy(dst, a->path, sizeof a->path);
+	q.kind = DOJO_DEP_FORWARD;
+	q.level = a->npath - 1;
+	q.src_path = src;
+	q.dst_path = dst;
+	q.src_len = q.dst_len = a->npath + 1;
+	for (i = a->num[0]; i < s->n; i++)
+		for (j = 0; j < a->num[0]; j++) {
+			src[a->npath] = i;
+			dst[a->npath] = j;
+			if (check_deps(mv, a, &q, "would reverse") < 0)
+				return -1;
+		}
+	return 0;
+}
+
+static dojo_program *
+fission_apply(dojo_moves *mv, const struct dojo_action *a)
+{
+	struct dojo_node *s = node_at(mv->prog, a->path, a->npath);
+	struct dojo_node *part[2];
+	int i, k = (int)a->num[0];
+
+	part[0] = dojo_node_new_scope(s->size, s->flag);
+	part[1] = dojo_node_new_scope(s->size, s->flag);
+	if (!part[0] || !part[1]) {
+		dojo_node_unref(part[0]);
+		dojo_node_unref(part[1]);
+		return NULL;
+	}
+	part[0]->pos = part[1]->pos = s->pos;
+	for (i = 0; i < s->n; i++)
+		if (dojo_node_append(part[i >= k], dojo_node_ref(s->kids[i])) < 0)
+			return NULL;
+	return replace_node(mv->prog, a->path, a->npath, part, 2);
+}
+
+static int
+fission_inverse(struct dojo_action *out, dojo_moves *mv,
+    const struct dojo_action *a)
+{
+	memset(out, 0, sizeof *out);
+	out->move = &moves[3];
+	memcpy(out->path, a->path, sizeof out->path);
+	out->npath = a->npath;
+	return 0;
+}
+
+/*
+ * reorder X
+ */
+
+static int
+reorder_check(dojo_moves *mv, const struct dojo_action *a)
+{
+	struct dojo_dep_query q = { 0 };
+	struct dojo_node *x, **sib;
+	int nsib, next[DOJO_MAX_DEPTH];
+
+	if (need_node(a, mv, &x) < 0)
+		return -1;
+	sib = siblings(mv->prog, a->path, a->npath, &nsib);
+	(void)sib;
+	if (a->path[a->npath - 1] + 1 >= nsib)
+		return refuse(a, "the node has no next sibling");
+	memcpy(next, a->path, sizeof next);
+	next[a->npath - 1]++;
+	q.kind = DOJO_DEP_SAME;
+	q.level = a->npath - 1;
+	q.src_path = a->path;
+	q.src_len = a->npath;
+	q.dst_path = next;
+	q.dst_len = a->npath;
+	return check_deps(mv, a, &q, "would reverse");
+}
+
+static dojo_program *
+reorder_apply(dojo_moves *mv, const struct dojo_action *a)
+{
+	struct dojo_node **sib, **kids;
+	int nsib, i, at = a->path[a->npath - 1];
+	dojo_program *p;
+
+	sib = siblings(mv->prog, a->path, a->npath, &nsib);
+	kids = malloc(sizeof *kids * nsib);
+	if (!kids)
+		return NULL;
+	for (i = 0; i < nsib; i++)
+		kids[i] = dojo_node_ref(sib[i == at ? at + 1 : i == at + 1 ?
+		    at : i]);
+	p = replace_children(mv->prog, a->path, a->npath - 1, kids, nsib, NULL);
+	free(kids);
+	return p;
+}
+
+/* Walk every access under "node" with the chain of enclosing scopes. */
+struct scan {
+	const struct dojo_node *chain[DOJO_MAX_DEPTH];
+	int depth;
+	int (*fn)(struct scan *sc, struct dojo_access *acc, bool write);
+	void *payload;
+};
+
+static int
+scan_access(struct dojo_access *acc, bool write, void *payload)
+{
+	struct scan *sc = payload;
+
+	return sc->fn(sc, acc, write);
+}
+
+static int
+scan_tree(struct scan *sc, struct dojo_node *node)
+{
+	int i, r;
+
+	if (node->kind == DOJO_OP)
+		return dojo_op_foreach_access(node, scan_access, sc);
+	sc->chain[sc->depth++] = node;
+	for (i = 0; i < node->n; i++)
+		if ((r = scan_tree(sc, node->kids[i])) != 0)
+			return r;
+	sc->depth--;
+	return 0;
+}
+
+static int
+scan_program(struct scan *sc, dojo_program *prog)
+{
+	int i, r;
+
+	sc->depth = 0;
+	for (i = 0; i < prog->n; i++)
+		if ((r = scan_tree(sc, prog->kids[i])) != 0)
+			return r;
+	return 0;
+}
+
+struct reg_ctx {
+	dojo_program *prog;
+	int buffer;
+	int clear_depth;	/* a scope that will lose its 'u', or -1 */
+	const struct dojo_node *clear;
+};
+
+/* 1 when an access to the buffer uses an iterator of a scope that is not
+ * (or will no longer be) unrolled. */
+static int
+reg_violation(struct scan *sc, struct dojo_access *acc, bool write)
+{
+	struct reg_ctx *c = sc->payload;
+	int i, j, d;
+
+	if (c->buffer >= 0 &&
+	    c->prog->decls->arr[acc->array].buffer != c->buffer)
+		return 0;
+	if (c->buffer < 0 && c->prog->decls->buf[
+	    c->prog->decls->arr[acc->array].buffer].loc != DOJO_REG)
+		return 0;
+	for (i = 0; i < acc->nidx; i++)
+		for (j = 0; j < acc->idx[i].n; j++) {
+			d = acc->idx[i].t[j].d;
+			if (sc->chain[d]->flag != 'u' || sc->chain[d] == c->clear)
+				return 1;
+		}
+	return 0;
+}
+
+/*
+ * unroll, vectorize, parallelize, gpu-grid, gpu-block, gpu-warp, clear
+ */
+
+/* The flag of the nearest enclosing scope flagged with one of "flags". */
+static char
+ancestor_flag(dojo_program *prog, const int *path, int n, const char *flags)
+{
+	struct dojo_node *s;
+	int i;
+
+	for (i = n - 1; i >= 1; i--) {
+		s = node_at(prog, path, i);
+		if (s->flag && strchr(flags, s->flag))
+			return s->flag;
+	}
+	return 0;
+}
+
+static bool
+descendant_flag(const struct dojo_node *node, const char *flags)
+{
+	int i;
+
+	if (node->kind != DOJO_SCOPE)
+		return false;
+	for (i = 0; i < node->n; i++)
+		if ((node->kids[i]->kind == DOJO_SCOPE && node->kids[i]->flag &&
+		    strchr(flags, node->kids[i]->flag)) ||
+		    descendant_flag(node->kids[i], flags))
+			return true;
+	return false;
+}
+
+static int64_t
+block_threads(dojo_program *prog, const int *path, int n)
+{
+	struct dojo_node *s;
+	int64_t t = 1;
+	int i;
+
+	for (i = 1; i <= n; i++) {
+		s = node_at(prog, path, i);
+		if (s->flag == 'b' || s->flag == 'w')
+			t *= s->size;
+	}
+	return t;
+}
+
+static int
+annotate_check(dojo_moves *mv, const struct dojo_action *a)
+{
+	struct dojo_dep_query q = { 0 };
+	struct dojo_node *s;
+	char f = a->move->flag;
+	int i;
+
+	if (need_scope(a, mv, &s) < 0)
+		return -1;
+	if (s->flag)
+		return refuse(a, "the scope already has flag '%c' (clear it "
+		    "first)", s->flag);
+	q.kind = DOJO_DEP_CARRIED;
+	q.level = a->npath - 1;
+	q.src_path = q.dst_path = a->path;
+	q.src_len = q.dst_len = a->npath;
+	switch (f) {
+	case 'u':
+		if (s->size > UNROLL_MAX)
+			return refuse(a, "size %lld is over %d (split it "
+			    "first)", (long long)s->size, UNROLL_MAX);
+		return 0;
+	case 'v':
+		for (i = 0; i < s->n; i++)
+			if (s->kids[i]->kind == DOJO_SCOPE)
+				return refuse(a, "the scope is not innermost");
+		q.skip_invariant_chains = true;
+		return check_deps(mv, a, &q, "the scope carries");
+	case 'p':
+		if (ancestor_flag(mv->prog, a->path, a->npath, "p") ||
+		    descendant_flag(s, "p"))
+			return refuse(a, "a parallel scope may not nest in "
+			    "another");
+		if (ancestor_flag(mv->prog, a->path, a->npath, "v"))
+			return refuse(a, "inside a vector scope");
+		return check_deps(mv, a, &q, "the scope carries");
+	case 'g':
+		if (ancestor_flag(mv->prog, a->path, a->npath, "bw"))
+			return refuse(a, "a grid scope must be outside the "
+			    "block and warp scopes");
+		if (s->size > 2147483647)
+			return refuse(a, "size over the grid limit");
+		return check_deps(mv, a, &q, "the scope carries");
+	case 'b':
+		if (!ancestor_flag(mv->prog, a->path, a->npath, "g"))
+			return refuse(a, "a block scope must be inside a grid "
+			    "scope");
+		if (ancestor_flag(mv->prog, a->path, a->npath, "w") ||
+		    descendant_flag(s, "g"))
+			return refuse(a, "a block scope must be outside the "
+			    "warp scopes and inside the grid scopes");
+		if (block_threads(mv->prog, a->path, a->npath) * s->size > 1024)
+			return refuse(a, "over 1024 threads in a block");
+		return check_deps(mv, a, &q, "the scope carries");
+	case 'w':
+		if (!ancestor_flag(mv->prog, a->path, a->npath, "b"))
+			return refuse(a, "a warp scope must be inside a block "
+			    "scope");
+		if (s->size > 32)
+			return refuse(a, "a warp has 32 lanes, the size is "
+			    "%lld", (long long)s->size);
+		if (descendant_flag(s, "gb"))
+			return refuse(a, "a warp scope must be innermost of the "
+			    "GPU scopes");
+		if (block_threads(mv->prog, a->path, a->npath) * s->size > 1024)
+			return refuse(a, "over 1024 threads in a block");
+		return check_deps(mv, a, &q, "the scope carries");
+	}
+	return 0;
+}
+
+static dojo_program *
+set_flag(dojo_moves *mv, const struct dojo_action *a, char flag)
+{
+	struct dojo_node *s = node_at(mv->prog, a->path, a->npath);
+	struct dojo_node *n = node_dup(s);
+
+	if (!n)
+		return NULL;
+	n->flag = flag;
+	return replace_node(mv->prog, a->path, a->npath, &n, 1);
+}
+
+static dojo_program *
+annotate_apply(dojo_moves *mv, const struct dojo_action *a)
+{
+	return set_flag(mv, a, a->move->flag);
+}
+
+static int
+annotate_inverse(struct dojo_action *out, dojo_moves *mv,
+    const struct dojo_action *a)
+{
+	*out = *a;
+	out->move = &moves[12];
+	return 0;
+}
+
+static int
+clear_check(dojo_moves *mv, const struct dojo_action *a)
+{
+	struct dojo_node *s;
+
+	if (need_scope(a, mv, &s) < 0)
+		return -1;
+	if (!s->flag)
+		return refuse(a, "the scope has no flag");
+	if (s->flag == 'u') {
+		struct reg_ctx rc = { mv->prog, -1, 0, s };
+		struct scan sc;
+
+		memset(&sc, 0, sizeof sc);
+		sc.fn = reg_violation;
+		sc.payload = &rc;
+		if (scan_program(&sc, mv->prog))
+			return refuse(a, "a register buffer is indexed by the "
+			    "scope's iterator");
+	}
+	return 0;
+}
+
+static dojo_program *
+clear_apply(dojo_moves *mv, const struct dojo_action *a)
+{
+	return set_flag(mv, a, 0);
+}
+
+static int
+clear_inverse(struct dojo_action *out, dojo_moves *mv,
+    const struct dojo_action *a)
+{
+	struct dojo_node *s = node_at(mv->prog, a->path, a->npath);
+	int i;
+
+	*out = *a;
+	for (i = 0; i < n_moves; i++)
+		if (moves[i].flag == s->flag) {
+			out->move = &moves[i];
+			return 0;
+		}
+	return -1;
+}
+
+/*
+ * move B LOC, fold B d n, unfold B d, reuse B A
+ */
+
+static int
+need_buffer(const struct dojo_action *a, dojo_moves *mv, const char *name,
+    int *out)
+{
+	*out = dojo_program_find_buffer(mv->prog, name);
+	if (*out < 0)
+		return refuse(a, "unknown buffer '%s'", name);
+	return 0;
+}
+
+static uint64_t
+buffer_count(const struct dojo_buffer *b)
+{
+	uint64_t n = 1;
+	int i;
+
+	for (i = 0; i < b->ndim; i++)
+		n *= (uint64_t)(b->fold[i] ? b->fold[i] : b->ext[i]);
+	return n;
+}
+
+static int
+move_check(dojo_moves *mv, const struct dojo_action *a)
+{
+	struct reg_ctx rc;
+	struct scan sc;
+	const struct dojo_buffer *b;
+	int bi;
+
+	if (need_buffer(a, mv, a->name, &bi) < 0)
+		return -1;
+	b = &mv->prog->decls->buf[bi];
+	if (b->role != DOJO_TEMP)
+		return refuse(a, "'%s' is a kernel argument (role %s)", b->name,
+		    dojo_role_name(b->role));
+	if (b->loc == a->loc)
+		return refuse(a, "'%s' is already in %s", b->name,
+		    dojo_loc_name(b->loc));
+	switch (a->loc) {
+	case DOJO_STACK:
+		if (buffer_count(b) * dojo_dtype_size(b->dtype) > STACK_BUDGET)
+			return refuse(a, "%llu bytes are over the stack budget "
+			    "of %d", (unsigned long long)(buffer_count(b) *
+			    dojo_dtype_size(b->dtype)), STACK_BUDGET);
+		return 0;
+	case DOJO_REG:
+		if (buffer_count(b) > REG_BUDGET)
+			return refuse(a, "%llu elements are over the register "
+			    "budget of %d", (unsigned long long)buffer_count(b),
+			    REG_BUDGET);
+		memset(&sc, 0, sizeof sc);
+		rc.prog = mv->prog;
+		rc.buffer = bi;
+		rc.clear = NULL;
+		sc.fn = reg_violation;
+		sc.payload = &rc;
+		if (scan_program(&sc, mv->prog))
+			return refuse(a, "an index into '%s' uses a scope that "
+			    "is not unrolled", b->name);
+		return 0;
+	case DOJO_SHARED:
+		if (!mv->gpu)
+			return refuse(a, "shared memory exists on GPU targets "
+			    "only");
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+static struct dojo_decls *
+decls_copy(const struct dojo_decls *d)
+{
+	struct dojo_decls *c = calloc(1, sizeof *c);
+
+	if (!c)
+		return NULL;
+	c->ref = 0;	/* program_with takes the reference */
+	c->nbuf = d->nbuf;
+	c->narr = d->narr;
+	c->buf = malloc(sizeof *c->buf * (d->nbuf + 1));
+	c->arr = malloc(sizeof *c->arr * (d->narr + 1));
+	if (!c->buf || !c->arr) {
+		free(c->buf);
+		free(c->arr);
+		free(c);
+		return NULL;
+	}
+	memcpy(c->buf, d->buf, sizeof *c->buf * d->nbuf);
+	memcpy(c->arr, d->arr, sizeof *c->arr * d->narr);
+	return c;
+}
+
+/* The program with new declarations "d" (taken) and the same tree. */
+static dojo_program *
+with_decls(dojo_program *prog, struct dojo_decls *d)
+{
+	struct dojo_node **kids;
+	dojo_program *p;
+	int i;
+
+	if (!d)
+		return NULL;
+	kids = malloc(sizeof *kids * (prog->n + 1));
+	if (!kids) {
+		dojo_decls_unref(d);
+		return NULL;
+	}
+	for (i = 0; i < prog->n; i++)
+		kids[i] = dojo_node_ref(prog->kids[i]);
+	p = replace_children(prog, NULL, 0, kids, prog->n, d);
+	free(kids);
+	return p;
+}
+
+static dojo_program *
+move_apply(dojo_moves *mv, const struct dojo_action *a)
+{
+	struct dojo_decls *d = decls_copy(mv->prog->decls);
+
+	if (!d)
+		return NULL;
+	d->buf[dojo_program_find_buffer(mv->prog, a->name)].loc = a->loc;
+	return with_decls(mv->prog, d);
+}
+
+static int
+move_inverse(struct dojo_action *out, dojo_moves *mv,
+    const struct dojo_action *a)
+{
+	*out = *a;
+	out->loc = mv->prog->decls->buf[dojo_program_find_buffer(mv->prog,
+	    a->name)].loc;
+	return 0;
+}
+
+static int
+backs_one_array(dojo_program *prog, int b)
+{
+	int i, n = 0;
+
+	for (i = 0; i < prog->decls->narr; i++)
+		n += prog->decls->arr[i].buffer == b;
+	return n == 1;
+}
+
+static int
+fold_values(dojo_moves *mv, const struct dojo_action *a, int i,
+    int64_t *out, int max)
+{
+	int b = dojo_program_find_buffer(mv->prog, a->name), n = 0;
+	int64_t e;
+
+	if (b < 0)
+		return 0;
+	if (i == 0) {
+		for (n = 0; n < mv->prog->decls->buf[b].ndim && n < max; n++)
+			out[n] = n;
+		return n;
+	}
+	if (a->num[0] < 0 || a->num[0] >= mv->prog->decls->buf[b].ndim)
+		return 0;
+	e = mv->prog->decls->buf[b].ext[a->num[0]];
+	out[n++] = 1;
+	return n + divisors(e, out + n, max - n);
+}
+
+static int
+fold_check(dojo_moves *mv, const struct dojo_action *a)
+{
+	const struct dojo_buffer *b;
+	char why[DOJO_ERROR_MAX];
+	int bi, d = (int)a->num[0], r;
+
+	if (need_buffer(a, mv, a->name, &bi) < 0)
+		return -1;
+	b = &mv->prog->decls->buf[bi];
+	if (b->role != DOJO_TEMP)
+		return refuse(a, "'%s' is a kernel argument", b->name);
+	if (!backs_one_array(mv->prog, bi))
+		return refuse(a, "'%s' backs several arrays", b->name);
+	if (d < 0 || d >= b->ndim)
+		return refuse(a, "'%s' has no dimension %d", b->name, d);
+	if (b->fold[d])
+		return refuse(a, "dimension %d is folded already", d);
+	if (a->num[1] < 1 || a->num[1] >= b->ext[d])
+		return refuse(a, "the slots must be between 1 and %lld",
+		    (long long)b->ext[d] - 1);
+	r = dojo_deps_fold_live(mv->prog, bi, d, a->num[1], why, sizeof why);
+	if (r < 0)
+		return -1;
+	if (r > 0)
+		return refuse(a, "%s", why);
+	return 0;
+}
+
+static dojo_program *
+fold_apply(dojo_moves *mv, const struct dojo_action *a)
+{
+	struct dojo_decls *d = decls_copy(mv->prog->decls);
+
+	if (!d)
+		return NULL;
+	d->buf[dojo_program_find_buffer(mv->prog, a->name)].fold[a->num[0]] =
+	    a->num[1];
+	return with_decls(mv->prog, d);
+}
+
+static int
+fold_inverse(struct dojo_action *out, dojo_moves *mv,
+    const struct dojo_action *a)
+{
+	*out = *a;
+	out->move = &moves[15];
+	out->nnum = 1;
+	return 0;
+}
+
+static int
+unfold_values(dojo_moves *mv, const struct dojo_action *a, int i,
+    int64_t *out, int max)
+{
+	int b = dojo_program_find_buffer(mv->prog, a->name), d, n = 0;
+
+	if (b < 0)
+		return 0;
+	for (d = 0; d < mv->prog->decls->buf[b].ndim && n < max; d++)
+		if (mv->prog->decls->buf[b].fold[d])
+			out[n++] = d;
+	return n;
+}
+
+static int
+unfold_check(dojo_moves *mv, const struct dojo_action *a)
+{
+	int bi;
+
+	if (need_buffer(a, mv, a->name, &bi) < 0)
+		return -1;
+	if (a->num[0] < 0 || a->num[0] >= mv->prog->decls->buf[bi].ndim ||
+	    !mv->prog->decls->buf[bi].fold[a->num[0]])
+		return refuse(a, "dimension %lld of '%s' is not folded",
+		    (long long)a->num[0], a->name);
+	return 0;
+}
+
+static dojo_program *
+unfold_apply(dojo_moves *mv, const struct dojo_action *a)
+{
+	struct dojo_decls *d = decls_copy(mv->prog->decls);
+
+	if (!d)
+		return NULL;
+	d->buf[dojo_program_find_buffer(mv->prog, a->name)].fold[a->num[0]] = 0;
+	return with_decls(mv->prog, d);
+}
+
+static int
+unfold_inverse(struct dojo_action *out, dojo_moves *mv,
+    const struct dojo_action *a)
+{
+	*out = *a;
+	out->move = &moves[14];
+	out->num[1] = mv->prog->decls->buf[dojo_program_find_buffer(mv->prog,
+	    a->name)].fold[a->num[0]];
+	out->nnum = 2;
+	return 0;
+}
+
+static int
+reuse_check(dojo_moves *mv, const struct dojo_action *a)
+{
+	const struct dojo_buffer *b, *ab;
+	int bi, ai, abi, i, r;
+
+	if (need_buffer(a, mv, a->name, &bi) < 0)
+		return -1;
+	ai = dojo_program_find_array(mv->prog, a->name2);
+	if (ai < 0)
+		return refuse(a, "unknown array '%s'", a->name2);
+	b = &mv->prog->decls->buf[bi];
+	abi = mv->prog->decls->arr[ai].buffer;
+	ab = &mv->prog->decls->buf[abi];
+	if (abi == bi)
+		return refuse(a, "'%s' already backs '%s'", b->name, a->name2);
+	if (b->role != DOJO_TEMP || ab->role != DOJO_TEMP)
+		return refuse(a, "both must be temporaries");
+	if (!backs_one_array(mv->prog, abi))
+		return refuse(a, "the buffer of '%s' backs other arrays",
+		    a->name2);
+	if (b->dtype != ab->dtype || b->ndim != ab->ndim)
+		return refuse(a, "'%s' and '%s' differ in type or shape",
+		    b->name, a->name2);
+	for (i = 0; i < b->ndim; i++)
+		if (b->ext[i] != ab->ext[i] || b->fold[i] || ab->fold[i])
+			return refuse(a, "'%s' and '%s' differ in shape (or "
+			    "are folded)", b->name, a->name2);
+	r = dojo_deps_lifetimes_overlap(mv->prog, bi, abi);
+	if (r < 0)
+		return -1;
+	if (r > 0)
+		return refuse(a, "the live ranges of '%s' and '%s' overlap",
+		    b->name, a->name2);
+	return 0;
+}
+
+static dojo_program *
+reuse_apply(dojo_moves *mv, const struct dojo_action *a)
+{
+	struct dojo_decls *d = decls_copy(mv->prog->decls);
+	int bi = dojo_program_find_buffer(mv->prog, a->name);
+	int ai = dojo_program_find_array(mv->prog, a->name2);
+	int drop, i;
+
+	if (!d)
+		return NULL;
+	drop = d->arr[ai].buffer;
+	d->arr[ai].buffer = bi;
+	d->buf[bi].explicit_arrays = true;
+	memmove(&d->buf[drop], &d->buf[drop + 1],
+	    sizeof *d->buf * (d->nbuf - drop - 1));
+	d->nbuf--;
+	for (i = 0; i < d->narr; i++)
+		if (d->arr[i].buffer > drop)
+			d->arr[i].buffer--;
+	/* the arrays stay in their order; keep those of one buffer together
+	 * as the printer lists them by buffer */
+	return with_decls(mv->prog, d);
+}
+
+/*
+ * cache X A LOC: a local copy of the box of A that X touches
+ */
+
+struct box {
+	dojo_program *prog;
+	int array;
+	int p;			/* iterators below p are outside X */
+	int n;			/* accesses seen */
+	bool reads, writes, uneven;
+	struct dojo_aff outer[DOJO_MAX_DIMS];	/* the part outside X */
+	int64_t lo[DOJO_MAX_DIMS], hi[DOJO_MAX_DIMS];
+	int64_t size[DOJO_MAX_DEPTH];	/* sizes of the scopes in X */
+	bool covered;		/* a write covers the whole box */
+	bool alias;		/* X touches another array of A's buffer */
+};
+
+static void
+aff_split(const struct dojo_aff *aff, int p, struct dojo_aff *outer,
+    struct dojo_aff *inner)
+{
+	int i;
+
+	memset(outer, 0, sizeof *outer);
+	memset(inner, 0, sizeof *inner);
+	inner->c = aff->c;
+	for (i = 0; i < aff->n; i++) {
+		if (aff->t[i].d < p)
+			outer->t = (struct dojo_term *)aff->t, outer->n++;
+		else if (!inner->t)
+			inner->t = (struct dojo_term *)aff->t + i, inner->n = 1;
+		else
+			inner->n++;
+	}
+	if (outer->n == 0)
+		outer->t = NULL;
+}
+
+static bool
+aff_same_terms(const struct dojo_aff *a, const struct dojo_aff *b)
+{
+	return a->n == b->n && (a->n == 0 ||
+	    memcmp(a->t, b->t, sizeof *a->t * a->n) == 0);
+}
+
+static int
+box_access(struct scan *sc, struct dojo_access *acc, bool write)
+{
+	struct box *bx = sc->payload;
+	struct dojo_aff outer, inner;
+	int64_t lo, hi, span, used[DOJO_MAX_DIMS];
+	bool covers = write;
+	int i, j, k;
+
+	if (acc->array != bx->array) {
+		if (bx->prog->decls->arr[acc->array].buffer ==
+		    bx->prog->decls->arr[bx->array].buffer)
+			bx->alias = true;
+		return 0;
+	}
+	for (i = 0; i < sc->depth; i++)
+		if (i >= bx->p)
+			bx->size[i] = sc->chain[i]->size;
+	if (write)
+		bx->writes = true;
+	else
+		bx->reads = true;
+	for (i = 0; i < acc->nidx; i++) {
+		aff_split(&acc->idx[i], bx->p, &outer, &inner);
+		lo = hi = inner.c;
+		for (j = 0; j < inner.n; j++) {
+			span = inner.t[j].k * (sc->chain[inner.t[j].d]->size - 1);
+			if (span < 0)
+				lo += span;
+			else
+				hi += span;
+		}
+		if (bx->n == 0) {
+			bx->outer[i] = outer;
+			bx->lo[i] = lo;
+			bx->hi[i] = hi;
+		} else {
+			if (!aff_same_terms(&bx->outer[i], &outer))
+				bx->uneven = true;
+			if (lo < bx->lo[i])
+				bx->lo[i] = lo;
+			if (hi > bx->hi[i])
+				bx->hi[i] = hi;
+		}
+		/* one write covering its range densely: {e} or constant */
+		if (inner.n > 1 || (inner.n == 1 && inner.t[0].k != 1 &&
+		    inner.t[0].k != -1))
+			covers = false;
+		used[i] = inner.n ? inner.t[0].d : -1;
+		for (k = 0; k < i; k++)
+			if (used[i] >= 0 && used[k] == used[i])
+				covers = false;
+	}
+	if (covers)
+		bx->covered = true;	/* checked against the box below */
+	bx->n++;
+	return 0;
+}
+
+static int
+cache_box(dojo_moves *mv, const struct dojo_action *a, struct box *bx)
+{
+	struct dojo_node *x;
+	struct scan sc;
+	int i;
+
+	memset(bx, 0, sizeof *bx);
+	bx->prog = mv->prog;
+	bx->array = dojo_program_find_array(mv->prog, a->name);
+	bx->p = a->npath - 1;
+	if (need_node(a, mv, &x) < 0)
+		return -1;
+	if (bx->array < 0)
+		return refuse(a, "unknown array '%s'", a->name);
+	memset(&sc, 0, sizeof sc);
+	sc.fn = box_access;
+	sc.payload = bx;
+	for (i = 0; i < bx->p; i++)
+		sc.chain[i] = node_at(mv->prog, a->path, i + 1);
+	sc.depth = bx->p;
+	scan_tree(&sc, x);
+	if (bx->n == 0)
+		return refuse(a, "the subtree does not access '%s'", a->name);
+	if (bx->alias)
+		return refuse(a, "the subtree accesses another array of the "
+		    "buffer of '%s'", a->name);
+	if (bx->uneven)
+		return refuse(a, "the footprint of '%s' is not a box of "
+		    "constant size (the accesses move differently with the "
+		    "outer scopes)", a->name);
+	return 0;
+}
+
+static bool
+box_covered(struct box *bx, dojo_moves *mv, const struct dojo_action *a);
+
+static int
+cache_check(dojo_moves *mv, const struct dojo_action *a)
+{
+	dojo_program *p;
+	struct box bx;
+	const struct dojo_buffer *buf;
+	uint64_t count = 1;
+	int i;
+
+	if (cache_box(mv, a, &bx) < 0)
+		return -1;
+	if (a->loc != DOJO_STACK && a->loc != DOJO_REG)
+		return refuse(a, "a cache lives in stack or reg");
+	buf = &mv->prog->decls->buf[mv->prog->decls->arr[bx.array].buffer];
+	for (i = 0; i < buf->ndim; i++) {
+		if (buf->fold[i])
+			return refuse(a, "'%s' is folded", a->name);
+		count *= (uint64_t)(bx.hi[i] - bx.lo[i] + 1);
+	}
+	if (a->loc == DOJO_STACK &&
+	    count * dojo_dtype_size(buf->dtype) > STACK_BUDGET)
+		return refuse(a, "the box of %llu elements is over the stack "
+		    "budget", (unsigned long long)count);
+	if (a->loc == DOJO_REG && count > REG_BUDGET)
+		return refuse(a, "the box of %llu elements is over the "
+		    "register budget of %d", (unsigned long long)count,
+		    REG_BUDGET);
+	if (ancestor_flag(mv->prog, a->path, a->npath + 1, "v") &&
+	    a->npath > 1 && node_at(mv->prog, a->path, a->npath - 1)->flag == 'v')
+		return refuse(a, "the copies cannot go inside a vector scope");
+	/* the result must be a valid program (reads of the copy, registers) */
+	p = dojo_moves_apply_unchecked(mv, a);
+	if (!p)
+		return -1;
+	if (dojo_program_validate(p) < 0) {
+		char why[DOJO_ERROR_MAX];
+		const char *m = dojo_error_last(), *colon;
+
+		/* drop the FILE:LINE:COL: of the generated text */
+		colon = strstr(m, ": ");
+		snprintf(why, sizeof why, "%s", colon ? colon + 2 : m);
+		dojo_program_free(p);
+		return refuse(a, "the result would be invalid: %s", why);
+	}
+	dojo_program_free(p);
+	(void)box_covered;
+	return 0;
+}
+
+/* Whether a write of the subtree covers the whole box: a write whose
+ * indices are each one unit-stride iterator (or a constant) spanning the
+ * box.  When none does, the copy is also read in before X. */
+static bool
+box_covered(struct box *bx, dojo_moves *mv, const struct dojo_action *a)
+{
+	return bx->covered;
+}
+
+struct cache_ctx {
+	int array, to;
+	int p;
+	const struct box *bx;
+};
+
+static int
+cache_rewrite(struct dojo_access *acc, void *payload)
+{
+	struct cache_ctx *c = payload;
+	int i, j, k;
+
+	if (acc->array != c->array)
+		return 0;
+	acc->array = c->to;
+	for (i = 0; i < acc->nidx; i++) {
+		struct dojo_aff *aff = &acc->idx[i];
+
+		for (j = 0, k = 0; j < aff->n; j++)
+			if (aff->t[j].d >= c->p)
+				aff->t[k++] = aff->t[j];
+		aff->n = k;
+		aff->c -= c->bx->lo[i];
+	}
+	return 0;
+}
+
+/* The copy nest: "into" the copy when "in", else back out of it. */
+static struct dojo_node *
+copy_nest(const struct box *bx, int array, int copy, int p, bool in,
+    char flag)
+{
+	struct dojo_node *op, *top = NULL, *cur = NULL, *s;
+	struct dojo_access *dst, *src;
+	struct dojo_expr *e;
+	int i, depth = p, ndim = 0;
+	int64_t size;
+
+	op = dojo_node_new_op();
+	e = dojo_expr_new(DOJO_E_ACCESS);
+	if (!op || !e)
+		goto out_free;
+	op->rhs = e;
+	op->update = DOJO_SET;
+	dst = in ? &op->lhs : &e->acc;
+	src = in ? &e->acc : &op->lhs;
+	dst->array = copy;
+	src->array = array;
+	ndim = bx->prog->decls->buf[bx->prog->decls->arr[array].buffer].ndim;
+	dst->idx = calloc(ndim, sizeof *dst->idx);
+	src->idx = calloc(ndim, sizeof *src->idx);
+	if (!dst->idx || !src->idx)
+		goto out_free;
+	dst->nidx = src->nidx = ndim;
+	for (i = 0; i < ndim; i++) {
+		size = bx->hi[i] - bx->lo[i] + 1;
+		if (aff_copy(&src->idx[i], &bx->outer[i]) < 0)
+			goto out_free;
+		src->idx[i].c = bx->lo[i];
+		if (size == 1)
+			continue;
+		s = dojo_node_new_scope(size, flag);
+		if (!s)
+			goto out_free;
+		if (cur) {
+			if (dojo_node_append(cur, s) < 0)
+				goto out_free;
+		} else {
+			top = s;
+		}
+		cur = s;
+		if (aff_add_term(&src->idx[i], depth, 1) < 0 ||
+		    aff_add_term(&dst->idx[i], depth, 1) < 0)
+			goto out_free;
+		depth++;
+	}
+	if (!cur)
+		return op;
+	if (dojo_node_append(cur, op) < 0) {
+		dojo_node_unref(top);
+		return NULL;
+	}
+	return top;
+out_free:
+	if (op && !op->rhs)
+		dojo_expr_free(e);
+	dojo_node_unref(op);
+	dojo_node_unref(top);
+	return NULL;
+}
+
+static dojo_program *
+cache_apply(dojo_moves *mv, const struct dojo_action *a)
+{
+	struct dojo_node *x = node_at(mv->prog, a->path, a->npath);
+	struct dojo_node *repl[3], *body;
+	struct dojo_decls *d;
+	struct dojo_buffer *nb;
+	struct cache_ctx cc;
+	struct box bx;
+	struct rewrite rw = { NULL, cache_rewrite, &cc };
+	dojo_program *p = NULL, *withd;
+	char name[DOJO_MAX_NAME + 1];
+	int i, n = 0, k, src;
+	bool need_in;
+
+	if (cache_box(mv, a, &bx) < 0)
+		return NULL;
+	need_in = bx.reads || !bx.covered;
+	/* a fresh name: A_c, A_c2, ... */
+	for (k = 1;; k++) {
+		if (k == 1)
+			snprintf(name, sizeof name, "%.*s_c", DOJO_MAX_NAME - 2,
+			    a->name);
+		else
+			snprintf(name, sizeof name, "%.*s_c%d",
+			    DOJO_MAX_NAME - 6, a->name, k % 10000);
+		if (dojo_program_find_buffer(mv->prog, name) < 0 &&
+		    dojo_program_find_array(mv->prog, name) < 0)
+			break;
+	}
+	d = decls_copy(mv->prog->decls);
+	if (!d)
+		return NULL;
+	src = d->arr[bx.array].buffer;
+	nb = &d->buf[d->nbuf];
+	*nb = d->buf[src];
+	snprintf(nb->name, sizeof nb->name, "%s", name);
+	nb->role = DOJO_TEMP;
+	nb->loc = a->loc;
+	nb->explicit_arrays = false;
+	for (i = 0; i < nb->ndim; i++) {
+		nb->ext[i] = bx.hi[i] - bx.lo[i] + 1;
+		nb->fold[i] = 0;
+	}
+	memset(&d->arr[d->narr], 0, sizeof *d->arr);
+	snprintf(d->arr[d->narr].name, sizeof d->arr[d->narr].name, "%s",
+	    name);
+	d->arr[d->narr].buffer = d->nbuf;
+	cc.array = bx.array;
+	cc.to = d->narr;
+	cc.p = bx.p;
+	cc.bx = &bx;
+	d->nbuf++;
+	d->narr++;
+	body = rewrite_tree(x, &rw);
+	if (!body) {
+		dojo_decls_unref(d);
+		return NULL;
+	}
+	if (need_in)
+		repl[n++] = copy_nest(&bx, bx.array, cc.to, bx.p, true,
+		    a->loc == DOJO_REG ? 'u' : 0);
+	repl[n++] = body;
+	if (bx.writes)
+		repl[n++] = copy_nest(&bx, bx.array, cc.to, bx.p, false,
+		    a->loc == DOJO_REG ? 'u' : 0);
+	for (i = 0; i < n; i++)
+		if (!repl[i]) {
+			while (n--)
+				dojo_node_unref(repl[n]);
+			dojo_decls_unref(d);
+			return NULL;
+		}
+	withd = with_decls(mv->prog, d);
+	if (withd) {
+		p = replace_node(withd, a->path, a->npath, repl, n);
+		dojo_program_free(withd);
+	} else {
+		while (n--)
+			dojo_node_unref(repl[n]);
+	}
+	return p;
+}
+
+static int
+cache_values(dojo_moves *mv, const struct dojo_action *a, int i,
+    int64_t *out, int max)
+{
+	return 0;
+}
+
+/*
+ * hoist X: an invariant operation moves before its scope
+ */
+
+struct hoist_ctx {
+	dojo_program *prog;
+	const struct dojo_node *x;
+	int xbuf;
+	bool after;		/* the scan is past X in the scope */
+	bool bad;
+	const char *why;
+	int reads[64];
+	int nreads;
+};
+
+static bool
+expr_uses_iterator(const struct dojo_expr *e, int d)
+{
+	if (!e)
+		return false;
+	if (e->kind == DOJO_E_ACCESS && dojo_access_uses(&e->acc, d))
+		return true;
+	return expr_uses_iterator(e->a, d) || expr_uses_iterator(e->b, d);
+}
+
+static int
+hoist_collect(struct dojo_access *acc, bool write, void *payload)
+{
+	struct hoist_ctx *c = payload;
+
+	if (!write && c->nreads < 64)
+		c->reads[c->nreads++] = c->prog->decls->arr[acc->array].buffer;
+	return 0;
+}
+
+static int
+hoist_other(struct scan *sc, struct dojo_access *acc, bool write)
+{
+	struct hoist_ctx *c = sc->payload;
+	int b = c->prog->decls->arr[acc->array].buffer, i;
+
+	if (write) {
+		for (i = 0; i < c->nreads; i++)
+			if (c->reads[i] == b) {
+				c->why = "another operation of the scope writes "
+				    "what it reads";
+				return 1;
+			}
+		if (b == c->xbuf) {
+			c->why = "another operation of the scope writes its "
+			    "result";
+			return 1;
+		}
+	} else if (b == c->xbuf && !c->after) {
+		c->why = "its result is read before it in the scope";
+		return 1;
+	}
+	return 0;
+}
+
+static int
+hoist_check(dojo_moves *mv, const struct dojo_action *a)
+{
+	struct hoist_ctx hc;
+	struct scan sc;
+	struct dojo_node *x, *s;
+	int d = a->npath - 2, i;
+
+	if (need_node(a, mv, &x) < 0)
+		return -1;
+	if (x->kind != DOJO_OP)
+		return refuse(a, "only an operation can be hoisted");
+	if (a->npath < 2)
+		return refuse(a, "the operation is in no scope");
+	s = node_at(mv->prog, a->path, a->npath - 1);
+	if (x->update != DOJO_SET)
+		return refuse(a, "its result is read-modify-written (an "
+		    "update)");
+	if (dojo_access_uses(&x->lhs, d))
+		return refuse(a, "it depends on the scope's iterator {%d}", d);
+	memset(&hc, 0, sizeof hc);
+	hc.prog = mv->prog;
+	hc.x = x;
+	hc.xbuf = mv->prog->decls->arr[x->lhs.array].buffer;
+	dojo_op_foreach_access(x, hoist_collect, &hc);
+	/* the reads of X: no iterator {d}, not its own result */
+	for (i = 0; i < hc.nreads; i++)
+		if (hc.reads[i] == hc.xbuf)
+			return refuse(a, "it reads its own result");
+	if (expr_uses_iterator(x->rhs, d))
+		return refuse(a, "it depends on the scope's iterator {%d}", d);
+	memset(&sc, 0, sizeof sc);
+	sc.fn = hoist_other;
+	sc.payload = &hc;
+	for (i = 0; i < d + 1; i++)
+		sc.chain[i] = node_at(mv->prog, a->path, i + 1);
+	for (i = 0; i < s->n; i++) {
+		if (s->kids[i] == x) {
+			hc.after = true;
+			continue;
+		}
+		sc.depth = d + 1;
+		if (scan_tree(&sc, s->kids[i]))
+			return refuse(a, "%s", hc.why);
+	}
+	if (ancestor_flag(mv->prog, a->path, a->npath - 1, "v") ||
+	    (a->npath > 2 && node_at(mv->prog, a->path, a->npath - 2)->flag == 'v'))
+		return refuse(a, "inside a vector scope");
+	return 0;
+}
+
+static dojo_program *
+hoist_apply(dojo_moves *mv, const struct dojo_action *a)
+{
+	struct dojo_node *x = node_at(mv->prog, a->path, a->npath);
+	struct dojo_node *s = node_at(mv->prog, a->path, a->npath - 1);
+	struct dojo_node *repl[2], *rest;
+	int i, n = 0;
+
+	repl[n++] = dojo_node_ref(x);
+	if (s->n > 1) {
+		rest = dojo_node_new_scope(s->size, s->flag);
+		if (!rest) {
+			dojo_node_unref(x);
+			return NULL;
+		}
+		rest->pos = s->pos;
+		for (i = 0; i < s->n; i++)
+			if (s->kids[i] != x &&
+			    dojo_node_append(rest, dojo_node_ref(s->kids[i])) < 0) {
+				dojo_node_unref(x);
+				return NULL;
+			}
+		repl[n++] = rest;
+	}
+	return replace_node(mv->prog, a->path, a->npath - 1, repl, n);
+}
+
+/*
+ * The table of moves: the order of the action set.
+ */
+
+static const struct dojo_move moves[] = {
+	{ "split", "S f", "scope of size N becomes N/f scopes of f", 0, false,
+	  split_check, split_apply, split_inverse, split_values },
+	{ "join", "S", "a scope and its only child scope become one", 0, false,
+	  join_check, join_apply, join_inverse, NULL },
+	{ "swap", "S", "interchange a scope with its only child scope", 0,
+	  false, swap_check, swap_apply, self_inverse, NULL },
+	{ "fuse", "S", "merge a scope with its next sibling of the same size",
+	  0, false, fuse_check, fuse_apply, fuse_inverse, NULL },
+	{ "fission", "S k", "split a scope's children at k into two scopes",
+	  0, false, fission_check, fission_apply, fission_inverse,
+	  fission_values },
+	{ "reorder", "X", "swap a node with its next sibling", 0, false,
+	  reorder_check, reorder_apply, self_inverse, NULL },
+	{ "unroll", "S", "unroll a scope fully (flag u)", 'u', false,
+	  annotate_check, annotate_apply, annotate_inverse, NULL },
+	{ "vectorize", "S", "run an innermost scope as vector code (flag v)",
+	  'v', false, annotate_check, annotate_apply, annotate_inverse, NULL },
+	{ "parallelize", "S", "run a scope's iterations on CPU threads "
+	  "(flag p)", 'p', false, annotate_check, annotate_apply,
+	  annotate_inverse, NULL },
+	{ "gpu-grid", "S", "map a scope to the GPU grid (flag g)", 'g', true,
+	  annotate_check, annotate_apply, annotate_inverse, NULL },
+	{ "gpu-block", "S", "map a scope to GPU block threads (flag b)", 'b',
+	  true, annotate_check, annotate_apply, annotate_inverse, NULL },
+	{ "gpu-warp", "S", "map a scope to the lanes of a warp (flag w)", 'w',
+	  true, annotate_check, annotate_apply, annotate_inverse, NULL },
+	{ "clear", "S", "remove a scope's flag", 0, false, clear_check,
+	  clear_apply, clear_inverse, NULL },
+	{ "move", "B L", "change a temporary buffer's location", 0, false,
+	  move_check, move_apply, move_inverse, NULL },
+	{ "fold", "B d n", "store only n slots of dimension d", 0, false,
+	  fold_check, fold_apply, fold_inverse, fold_values },
+	{ "unfold", "B d", "store dimension d in full again", 0, false,
+	  unfold_check, unfold_apply, unfold_inverse, unfold_values },
+	{ "reuse", "B A", "let buffer B also back array A", 0, false,
+	  reuse_check, reuse_apply, NULL, NULL },
+	{ "cache", "X A L", "work on a local copy of A's box in X", 0, false,
+	  cache_check, cache_apply, NULL, cache_values },
+	{ "hoist", "X", "move an invariant operation before its scope", 0,
+	  false, hoist_check, hoist_apply, NULL, NULL },
+};
+static const int n_moves = sizeof moves / sizeof *moves;
+
+int
+dojo_moves_count(void)
+{
+	return n_moves;
+}
+
+const char *
+dojo_move_name(int i)
+{
+	return moves[i].name;
+}
+
+const char *
+dojo_move_synopsis(int i)
+{
+	static char buf[sizeof moves / sizeof *moves][48];
+	static const char *const words[] = {
+		['S'] = "SCOPE", ['X'] = "NODE", ['B'] = "BUFFER",
+		['A'] = "ARRAY", ['f'] = "FACTOR", ['k'] = "POSITION",
+		['d'] = "DIM", ['n'] = "SLOTS", ['L'] = "LOCATION",
+	};
+	const char *p;
+	size_t n;
+
+	if (!buf[i][0]) {
+		n = snprintf(buf[i], sizeof buf[i], "%s", moves[i].name);
+		for (p = moves[i].args; *p; p++)
+			if (*p != ' ')
+				n += snprintf(buf[i] + n, sizeof buf[i] - n,
+				    " %s", words[(unsigned char)*p]);
+	}
+	return buf[i];
+}
+
+const char *
+dojo_move_help(int i)
+{
+	return moves[i].help;
+}
+
+static const struct dojo_move *
+find_move(const char *name, size_t len)
+{
+	int i;
+
+	for (i = 0; i < n_moves; i++)
+		if (strlen(moves[i].name) == len &&
+		    strncmp(moves[i].name, name, len) == 0)
+			return &moves[i];
+	return NULL;
+}
+
+int
+dojo_action_parse(struct dojo_action *out, const char *text)
+{
+	static const char *const locs[] = { "heap", "stack", "reg", "shared" };
+	const char *p = text, *w;
+	const char *args;
+	char word[256];
+	size_t len;
+	char *end;
+	int i;
+
+	memset(out, 0, sizeof *out);
+	while (*p == ' ' || *p == '\t')
+		p++;
+	w = p;
+	while (*p && *p != ' ' && *p != '\t')
+		p++;
+	out->move = find_move(w, p - w);
+	if (!out->move)
+		return dojo_error_set("unknown move '%.*s'", (int)(p - w), w);
+	for (args = out->move->args; *args; args++) {
+		if (*args == ' ')
+			continue;
+		while (*p == ' ' || *p == '\t')
+			p++;
+		w = p;
+		while (*p && *p != ' ' && *p != '\t')
+			p++;
+		len = p - w;
+		if (len == 0)
+			return dojo_error_set("%s: missing %s (usage: %s)",
+			    out->move->name, *args == 'S' ? "scope address" :
+			    *args == 'X' ? "node address" : *args == 'B' ?
+			    "buffer name" : *args == 'A' ? "array name" :
+			    *args == 'L' ? "location" : "number",
+			    dojo_move_synopsis(out->move - moves));
+		if (len >= sizeof word)
+			return dojo_error_set("%s: argument too long",
+			    out->move->name);
+		memcpy(word, w, len);
+		word[len] = '\0';
+		switch (*args) {
+		case 'S':
+		case 'X':
+			out->npath = dojo_address_parse(out->path, word);
+			if (out->npath < 0)
+				return dojo_error_set("%s: malformed address "
+				    "'%s'", out->move->name, word);
+			break;
+		case 'B':
+		case 'A':
+			if (len > DOJO_MAX_NAME)
+				return dojo_error_set("%s: name too long",
+				    out->move->name);
+			strcpy(*args == 'A' && out->move->args[0] == 'B' ?
+			    out->name2 : out->name, word);
+			break;
+		case 'L':
+			for (i = 0; i < 4; i++)
+				if (strcmp(word, locs[i]) == 0)
+					break;
+			if (i == 4)
+				return dojo_error_set("%s: unknown location "
+				    "'%s' (heap, stack, reg or shared)",
+				    out->move->name, word);
+			out->loc = i;
+			break;
+		default:
+			errno = 0;
+			out->num[out->nnum] = strtoll(word, &end, 10);
+			if (errno || *end || word[0] == '-' || word[0] == '+')
+				return dojo_error_set("%s: '%s' is not a "
+				    "non-negative integer", out->move->name,
+				    word);
+			out->nnum++;
+			break;
+		}
+	}
+	while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
+		p++;
+	if (*p)
+		return dojo_error_set("%s: unexpected '%s' (usage: %s)",
+		    out->move->name, p, dojo_move_synopsis(out->move - moves));
+	return 0;
+}
+
+void
+dojo_action_format(char *out, size_t len, const struct dojo_action *a)
+{
+	const char *args;
+	size_t n;
+	int num = 0;
+
+	n = snprintf(out, len, "%s", a->move->name);
+	for (args = a->move->args; *args && n < len; args++) {
+		switch (*args) {
+		case ' ':
+			continue;
+		case 'S':
+		case 'X':
+			n += snprintf(out + n, len - n, " ");
+			if (n < len)
+				format_path(out + n, len - n, a->path, a->npath);
+			n = strlen(out);
+			break;
+		case 'B':
+			n += snprintf(out + n, len - n, " %s", a->name);
+			break;
+		case 'A':
+			n += snprintf(out + n, len - n, " %s",
+			    a->move->args[0] == 'B' ? a->name2 : a->name);
+			break;
+		case 'L':
+			n += snprintf(out + n, len - n, " %s",
+			    dojo_loc_name(a->loc));
+			break;
+		default:
+			n += snprintf(out + n, len - n, " %lld",
+			    (long long)a->num[num++]);
+			break;
+		}
+	}
+}
+
+dojo_moves *
+dojo_moves_new(dojo_program *prog, const char *target)
+{
+	dojo_moves *mv = calloc(1, sizeof *mv);
+
+	if (!mv) {
+		dojo_error_set("out of memory");
+		return NULL;
+	}
+	mv->prog = dojo_program_copy(prog);
+	mv->gpu = target && strcmp(target, "cuda") == 0;
+	return mv;
+}
+
+void
+dojo_moves_free(dojo_moves *mv)
+{
+	if (!mv)
+		return;
+	dojo_deps_free(mv->deps);
+	dojo_program_free(mv->prog);
+	free(mv);
+}
+
+int
+dojo_moves_check(dojo_moves *mv, const struct dojo_action *a)
+{
+	if (a->move->gpu && !mv->gpu)
+		return refuse(a, "GPU moves need a GPU target (--target cuda)");
+	return a->move->check(mv, a);
+}
+
+dojo_program *
+dojo_moves_apply_unchecked(dojo_moves *mv, const struct dojo_action *a)
+{
+	dojo_program *p = a->move->apply(mv, a);
+
+	if (!p && !*dojo_error_last())
+		dojo_error_set("out of memory");
+	return p;
+}
+
+dojo_program *
+dojo_moves_apply(dojo_moves *mv, const struct dojo_action *a)
+{
+	if (dojo_moves_check(mv, a) < 0)
+		return NULL;
+	return dojo_moves_apply_unchecked(mv, a);
+}
+
+int
+dojo_moves_inverse(struct dojo_action *out, dojo_moves *mv,
+    const struct dojo_action *a)
+{
+	if (!a->move->inverse)
+		return dojo_error_set("%s has no inverse", a->move->name);
+	return a->move->inverse(out, mv, a);
+}
+
+struct list_ctx {
+	dojo_moves *mv;
+	dojo_action_fn fn;
+	void *payload;
+	bool legal_only;
+};
+
+static int
+offer(struct list_ctx *c, const struct dojo_action *a)
+{
+	if (c->legal_only && dojo_moves_check(c->mv, a) < 0)
+		return 0;
+	return c->fn(a, c->payload);
+}
+
+/* Fill the integer arguments from "i" on, then offer. */
+static int
+offer_numbers(struct list_ctx *c, struct dojo_action *a, int i, int nints)
+{
+	int64_t vals[256];
+	int n, k, r;
+
+	if (i == nints) {
+		a->nnum = nints;
+		return offer(c, a);
+	}
+	if (!a->move->values)
+		return 0;
+	n = a->move->values(c->mv, a, i, vals, 256);
+	for (k = 0; k < n; k++) {
+		a->num[i] = vals[k];
+		if ((r = offer_numbers(c, a, i + 1, nints)) != 0)
+			return r;
+	}
+	return 0;
+}
+
+static int
+count_ints(const char *args)
+{
+	int n = 0;
+
+	for (; *args; args++)
+		n += *args >= 'a' && *args <= 'z';
+	return n;
+}
+
+static int
+offer_names(struct list_ctx *c, struct dojo_action *a)
+{
+	dojo_program *prog = c->mv->prog;
+	const char *args = a->move->args;
+	int nints = count_ints(args), i, j, r;
+
+	if (strchr(args, 'B') && strchr(args, 'A')) {
+		for (i = 0; i < prog->decls->nbuf; i++) {
+			if (prog->decls->buf[i].role != DOJO_TEMP)
+				continue;
+			strcpy(a->name, prog->decls->buf[i].name);
+			for (j = 0; j < prog->decls->narr; j++) {
+				if (prog->decls->arr[j].buffer == i ||
+				    prog->decls->buf[prog->decls->arr[j].buffer].role
+				    != DOJO_TEMP)
+					continue;
+				strcpy(a->name2, prog->decls->arr[j].name);
+				if ((r = offer(c, a)) != 0)
+					return r;
+			}
+		}
+		return 0;
+	}
+	if (strchr(args, 'B')) {
+		for (i = 0; i < prog->decls->nbuf; i++) {
+			if (prog->decls->buf[i].role != DOJO_TEMP)
+				continue;
+			strcpy(a->name, prog->decls->buf[i].name);
+			if (strchr(args, 'L')) {
+				for (j = 0; j < 4; j++) {
+					a->loc = j;
+					if ((r = offer(c, a)) != 0)
+						return r;
+				}
+			} else if ((r = offer_numbers(c, a, 0, nints)) != 0) {
+				return r;
+			}
+		}
+		return 0;
+	}
+	if (strchr(args, 'A')) {
+		for (i = 0; i < prog->decls->narr; i++) {
+			strcpy(a->name, prog->decls->arr[i].name);
+			for (j = DOJO_STACK; j <= DOJO_REG; j++) {
+				a->loc = j;
+				if ((r = offer(c, a)) != 0)
+					return r;
+			}
+		}
+		return 0;
+	}
+	return offer_numbers(c, a, 0, nints);
+}
+
+/* Offer the move at every node of the subtree "node" at "path". */
+static int
+offer_tree(struct list_ctx *c, struct dojo_action *a, struct dojo_node *node,
+    int depth, const int *at, int nat)
+{
+	int i, r;
+
+	a->npath = depth + 1;
+	if ((nat == 0 || (nat == depth + 1 &&
+	    memcmp(at, a->path, sizeof *at * nat) == 0)) &&
+	    (a->move->args[0] == 'X' || node->kind == DOJO_SCOPE))
+		if ((r = offer_names(c, a)) != 0)
+			return r;
+	if (node->kind != DOJO_SCOPE || depth + 1 >= DOJO_MAX_DEPTH)
+		return 0;
+	for (i = 0; i < node->n; i++) {
+		a->path[depth + 1] = i;
+		if ((r = offer_tree(c, a, node->kids[i], depth + 1, at, nat)) != 0)
+			return r;
+	}
+	return 0;
+}
+
+static int
+enumerate(dojo_moves *mv, const int *at, int nat, dojo_action_fn fn,
+    void *payload, bool legal_only)
+{
+	struct list_ctx c = { mv, fn, payload, legal_only };
+	struct dojo_action a;
+	int m, i, r;
+
+	for (m = 0; m < n_moves; m++) {
+		if (moves[m].gpu && !mv->gpu)
+			continue;
+		memset(&a, 0, sizeof a);
+		a.move = &moves[m];
+		if (moves[m].args[0] == 'B') {
+			if (nat == 0 && (r = offer_names(&c, &a)) != 0)
+				return r;
+			continue;
+		}
+		for (i = 0; i < mv->prog->n; i++) {
+			a.path[0] = i;
+			r = offer_tree(&c, &a, mv->prog->kids[i], 0, at, nat);
+			if (r)
+				return r;
+		}
+	}
+	return 0;
+}
+
+int
+dojo_moves_list(dojo_moves *mv, const int *at, int nat, dojo_action_fn fn,
+    void *payload)
+{
+	return enumerate(mv, at, nat, fn, payload, true);
+}
+
+int
+dojo_moves_candidates(dojo_moves *mv, const int *at, int nat,
+    dojo_action_fn fn, void *payload)
+{
+	return enumerate(mv, at, nat, fn, payload, false);
+}
+
+dojo_program *
+dojo_program_apply_text(dojo_program *prog, const char *text,
+    const char *target)
+{
+	struct dojo_action a;
+	dojo_moves *mv;
+	dojo_program *p;
+
+	if (dojo_action_parse(&a, text) < 0)
+		return NULL;
+	mv = dojo_moves_new(prog, target);
+	if (!mv)
+		return NULL;
+	p = dojo_moves_apply(mv, &a);
+	dojo_moves_free(mv);
+	return p;
+}

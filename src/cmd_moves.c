@@ -1,0 +1,321 @@
+/* cmd_moves.c: perfdojo actions, apply: the legal moves and taking them */
+#include "config.h"
+#include "command.h"
+#include "ir/program.h"
+#include "ir/transform.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int
+print_action(const struct dojo_action *a, void *payload)
+{
+	char text[512];
+
+	dojo_action_format(text, sizeof text, a);
+	puts(text);
+	return 0;
+}
+
+struct why_ctx {
+	dojo_moves *mv;
+};
+
+static int
+print_refused(const struct dojo_action *a, void *payload)
+{
+	struct why_ctx *c = payload;
+	char text[512];
+
+	if (dojo_moves_check(c->mv, a) == 0) {
+		dojo_action_format(text, sizeof text, a);
+		puts(text);
+	} else {
+		printf("# %s\n", dojo_error_last());
+	}
+	return 0;
+}
+
+static int
+actions_run(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "at", required_argument, NULL, 'a' },
+		{ "why", optional_argument, NULL, 'w' },
+		{ "target", required_argument, NULL, 't' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	const struct dojo_command *cmd = &dojo_command_actions;
+	const char *at = NULL, *why = NULL, *target = "c";
+	int path[DOJO_MAX_DEPTH], npath = 0, c, rc = DOJO_EXIT_ERROR;
+	bool why_all = false;
+	struct dojo_action a;
+	struct why_ctx wc;
+	dojo_program *prog;
+	dojo_moves *mv;
+
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, ":a:w::t:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'a':
+			at = optarg;
+			break;
+		case 'w':
+			if (optarg)
+				why = optarg;
+			else
+				why_all = true;
+			break;
+		case 't':
+			target = optarg;
+			break;
+		case 'h':
+			dojo_command_print_help(stdout, cmd);
+			return 0;
+		case ':':
+			return dojo_command_usage(cmd, "option '%s' needs a "
+			    "value", argv[optind - 1]);
+		default:
+			return dojo_command_usage(cmd, "unknown option '%s'",
+			    argv[optind - 1]);
+		}
+	}
+	if (optind != argc - 1 && !(why_all && optind == argc - 2))
+		return dojo_command_usage(cmd, "expected one FILE");
+	if (why_all && optind == argc - 2) {
+		/* --why ACTION FILE */
+		why = argv[optind++];
+		why_all = false;
+	}
+	if (strcmp(target, "c") && strcmp(target, "cuda"))
+		return dojo_command_usage(cmd, "unknown target '%s' (c or "
+		    "cuda)", target);
+	if (at && (npath = dojo_address_parse(path, at)) < 0)
+		return dojo_command_usage(cmd, "malformed address '%s'", at);
+	prog = dojo_program_read_file(argv[optind]);
+	if (!prog)
+		return dojo_command_fail();
+	mv = dojo_moves_new(prog, target);
+	if (!mv)
+		goto out_free_prog;
+	if (npath && !dojo_program_lookup(prog, path, npath)) {
+		dojo_error_set("%s: no node at address %s", argv[optind], at);
+		goto out_free_moves;
+	}
+	if (why) {
+		if (dojo_action_parse(&a, why) < 0)
+			goto out_free_moves;
+		if (dojo_moves_check(mv, &a) < 0) {
+			printf("%s\n", dojo_error_last());
+		} else {
+			print_action(&a, NULL);
+			printf("  is legal\n");
+		}
+		rc = 0;
+	} else if (why_all) {
+		wc.mv = mv;
+		rc = dojo_moves_candidates(mv, path, npath, print_refused, &wc);
+	} else {
+		rc = dojo_moves_list(mv, path, npath, print_action, NULL);
+	}
+	if (*dojo_error_last() && rc < 0)
+		rc = DOJO_EXIT_ERROR;
+out_free_moves:
+	dojo_moves_free(mv);
+out_free_prog:
+	dojo_program_free(prog);
+	return rc ? dojo_command_fail() : 0;
+}
+
+/* Apply "text" to "*prog"; "where" names it in the error. */
+static int
+apply_one(dojo_program **prog, const char *text, const char *target,
+    const char *where)
+{
+	dojo_program *next;
+	char msg[DOJO_ERROR_MAX];
+
+	next = dojo_program_apply_text(*prog, text, target);
+	if (!next) {
+		snprintf(msg, sizeof msg, "%s", dojo_error_last());
+		return dojo_error_set("%s%s", where, msg);
+	}
+	dojo_program_free(*prog);
+	*prog = next;
+	return 0;
+}
+
+static int
+apply_file(dojo_program **prog, const char *path, const char *target)
+{
+	char line[4096], where[512];
+	FILE *f;
+	int no = 0;
+	char *p, *e;
+
+	f = strcmp(path, "-") ? fopen(path, "r") : stdin;
+	if (!f)
+		return dojo_error_set("%s: %s", path, strerror(errno));
+	while (fgets(line, sizeof line, f)) {
+		no++;
+		if ((p = strchr(line, '#')))
+			*p = '\0';
+		for (p = line; *p == ' ' || *p == '\t'; p++)
+			;
+		for (e = p + strlen(p); e > p && (e[-1] == '\n' ||
+		    e[-1] == '\r' || e[-1] == ' ' || e[-1] == '\t'); e--)
+			;
+		*e = '\0';
+		if (!*p)
+			continue;
+		snprintf(where, sizeof where, "%s:%d:%d: ", path, no,
+		    (int)(p - line) + 1);
+		if (apply_one(prog, p, target, where) < 0) {
+			if (f != stdin)
+				fclose(f);
+			return -1;
+		}
+	}
+	if (f != stdin)
+		fclose(f);
+	return 0;
+}
+
+static int
+apply_run(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "actions", required_argument, NULL, 'f' },
+		{ "target", required_argument, NULL, 't' },
+		{ "addresses", no_argument, NULL, 'a' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	const struct dojo_command *cmd = &dojo_command_apply;
+	const char *out = NULL, *file = NULL, *target = "c";
+	const char *actions[256];
+	int nactions = 0, c, i, rc = DOJO_EXIT_ERROR;
+	bool addresses = false;
+	dojo_program *prog;
+	char *text;
+	FILE *f;
+
+	opterr = 0;
+	optind = 1;
+	/* "+": an action such as 'split 0 2' is one argument, never an
+	 * option; options may come before the actions */
+	while ((c = getopt_long(argc, argv, "+:o:f:t:ah", longopts,
+	    NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			out = optarg;
+			break;
+		case 'f':
+			file = optarg;
+			break;
+		case 't':
+			target = optarg;
+			break;
+		case 'a':
+			addresses = true;
+			break;
+		case 'h':
+			dojo_command_print_help(stdout, cmd);
+			return 0;
+		case ':':
+			return dojo_command_usage(cmd, "option '%s' needs a "
+			    "value", argv[optind - 1]);
+		default:
+			return dojo_command_usage(cmd, "unknown option '%s'",
+			    argv[optind - 1]);
+		}
+	}
+	if (optind >= argc)
+		return dojo_command_usage(cmd, "expected FILE");
+	if (strcmp(target, "c") && strcmp(target, "cuda"))
+		return dojo_command_usage(cmd, "unknown target '%s' (c or "
+		    "cuda)", target);
+	prog = dojo_program_read_file(argv[optind]);
+	if (!prog)
+		return dojo_command_fail();
+	/* options may also follow FILE and the actions */
+	for (i = optind + 1; i < argc; i++) {
+		if (!strcmp(argv[i], "-o") || !strcmp(argv[i], "--output") ||
+		    !strcmp(argv[i], "--actions") || !strcmp(argv[i], "-f") ||
+		    !strcmp(argv[i], "--target") || !strcmp(argv[i], "-t")) {
+			if (i + 1 >= argc) {
+				dojo_program_free(prog);
+				return dojo_command_usage(cmd, "option '%s' "
+				    "needs a value", argv[i]);
+			}
+			if (argv[i][1] == 'o' || argv[i][2] == 'o')
+				out = argv[++i];
+			else if (argv[i][1] == 'f' || argv[i][2] == 'a')
+				file = argv[++i];
+			else
+				target = argv[++i];
+		} else if (!strcmp(argv[i], "--addresses") ||
+		    !strcmp(argv[i], "-a")) {
+			addresses = true;
+		} else if (nactions < 256) {
+			actions[nactions++] = argv[i];
+		}
+	}
+	for (i = 0; i < nactions; i++)
+		if (apply_one(&prog, actions[i], target, "") < 0)
+			goto out_free;
+	if (file && apply_file(&prog, file, target) < 0)
+		goto out_free;
+	text = dojo_program_print(prog, addresses);
+	if (!text) {
+		dojo_error_set("out of memory");
+		goto out_free;
+	}
+	if (out) {
+		f = fopen(out, "w");
+		if (!f || fputs(text, f) < 0 || fclose(f) != 0) {
+			dojo_error_set("%s: %s", out, strerror(errno));
+			free(text);
+			goto out_free;
+		}
+	} else {
+		fputs(text, stdout);
+	}
+	free(text);
+	rc = 0;
+out_free:
+	dojo_program_free(prog);
+	return rc ? dojo_command_fail() : 0;
+}
+
+const struct dojo_command dojo_command_actions = {
+	.name = "actions",
+	.args = "FILE.dojo [--at ADDRESS] [--why [ACTION]] [--target T]",
+	.summary = "list the legal moves, or say why one is refused",
+	.help = "  -a, --at ADDRESS   only the moves at this node\n"
+	    "  -w, --why ACTION   say whether ACTION is legal, and if not "
+	    "why\n"
+	    "      --why          list every candidate, refused ones as "
+	    "'# reason'\n"
+	    "  -t, --target T     c (default) or cuda (adds the GPU moves)\n",
+	.run = actions_run,
+};
+
+const struct dojo_command dojo_command_apply = {
+	.name = "apply",
+	.args = "FILE.dojo ACTION... [--actions FILE] [-o OUT] [--target T]",
+	.summary = "apply moves in order and print the resulting kernel",
+	.help = "  ACTION             one move per argument: 'split 0.0.1 32'\n"
+	    "  -f, --actions FILE read moves one per line ('#' comments; - "
+	    "for stdin)\n"
+	    "  -o, --output OUT   write the result to OUT\n"
+	    "  -a, --addresses    print with the address gutter\n"
+	    "  -t, --target T     c (default) or cuda\n",
+	.run = apply_run,
+};

@@ -4,7 +4,9 @@
 #include "program_private.h"
 #include "strbuf.h"
 
+#include <isl/constraint.h>
 #include <isl/ctx.h>
+#include <isl/local_space.h>
 #include <isl/flow.h>
 #include <isl/map.h>
 #include <isl/options.h>
@@ -232,7 +234,8 @@ add_same_element(struct dojo_strbuf *sb, const dojo_program *prog,
 	}
 }
 
-/* { S_s[i] -> S_t[j] : boxes and s before t } with "extra" constraints. */
+/* { S_s[i] -> S_t[j] : boxes and s before t } with "extra" constraints,
+ * from text (for the constraints of folded slots). */
 static isl_map *
 pair_map(isl_ctx *ctx, const struct model *m, int s, int t,
     struct dojo_strbuf *extra)
@@ -257,22 +260,292 @@ pair_map(isl_ctx *ctx, const struct model *m, int s, int t,
 	return map;
 }
 
+/*
+ * The same relations built with isl's constraints directly: reading text
+ * costs a millisecond a relation, building it some microseconds.
+ */
+
+/* Constraints of a relation S_s[i] -> S_t[j], gathered, then made into a
+ * basic map at once.  Row: constant, i..., j...; "eq" or ">= 0". */
+struct cons {
+	int ni, nj;
+	int n, cap;
+	bool *eq;
+	int64_t *rows;		/* cap rows of 1 + ni + nj */
+};
+
+static struct cons *
+cons_new(int ni, int nj, int extra)
+{
+	struct cons *c = calloc(1, sizeof *c);
+
+	if (!c)
+		return NULL;
+	c->ni = ni;
+	c->nj = nj;
+	c->cap = 3 * (ni + nj) + extra + 2;
+	c->eq = calloc(c->cap, sizeof *c->eq);
+	c->rows = calloc((size_t)c->cap * (1 + ni + nj), sizeof *c->rows);
+	if (!c->eq || !c->rows) {
+		free(c->eq);
+		free(c->rows);
+		free(c);
+		return NULL;
+	}
+	return c;
+}
+
+static struct cons *
+cons_copy(const struct cons *src)
+{
+	struct cons *c = cons_new(src->ni, src->nj, src->cap -
+	    3 * (src->ni + src->nj) - 2);
+
+	if (!c)
+		return NULL;
+	c->n = src->n;
+	memcpy(c->eq, src->eq, sizeof *c->eq * src->n);
+	memcpy(c->rows, src->rows, sizeof *c->rows * src->n *
+	    (1 + src->ni + src->nj));
+	return c;
+}
+
+static void
+cons_free(struct cons *c)
+{
+	if (!c)
+		return;
+	free(c->eq);
+	free(c->rows);
+	free(c);
+}
+
+static int64_t *
+cons_row(struct cons *c, bool eq)
+{
+	int64_t *r;
+
+	if (c->n == c->cap)
+		return NULL;
+	r = c->rows + (size_t)c->n * (1 + c->ni + c->nj);
+	memset(r, 0, sizeof *r * (1 + c->ni + c->nj));
+	c->eq[c->n++] = eq;
+	return r;
+}
+
+static isl_basic_map *
+cons_build(isl_ctx *ctx, const struct cons *c, int s, int t)
+{
+	isl_mat *eq, *ineq;
+	isl_space *space;
+	char name[16];
+	int neq = 0, nineq = 0, k, col, ncol = 1 + c->ni + c->nj;
+
+	for (k = 0; k < c->n; k++)
+		neq += c->eq[k];
+	nineq = c->n - neq;
+	eq = isl_mat_alloc(ctx, neq, ncol);
+	ineq = isl_mat_alloc(ctx, nineq, ncol);
+	neq = nineq = 0;
+	for (k = 0; k < c->n; k++)
+		for (col = 0; col < ncol; col++) {
+			isl_val *v = isl_val_int_from_si(ctx,
+			    c->rows[(size_t)k * ncol + col]);
+
+			if (c->eq[k])
+				eq = isl_mat_set_element_val(eq, neq, col, v);
+			else
+				ineq = isl_mat_set_element_val(ineq, nineq, col,
+				    v);
+			if (col == ncol - 1)
+				c->eq[k] ? neq++ : nineq++;
+		}
+	space = isl_space_alloc(ctx, 0, c->ni, c->nj);
+	snprintf(name, sizeof name, "S%d", s);
+	space = isl_space_set_tuple_name(space, isl_dim_in, name);
+	snprintf(name, sizeof name, "S%d", t);
+	space = isl_space_set_tuple_name(space, isl_dim_out, name);
+	return isl_basic_map_from_constraint_matrices(space, eq, ineq,
+	    isl_dim_cst, isl_dim_param, isl_dim_in, isl_dim_out, isl_dim_div);
+}
+
+static void
+cons_boxes(struct cons *c, const struct model *m, int s, int t)
+{
+	const struct stmt *a = &m->st[s], *b = &m->st[t];
+	int64_t *r;
+	int k;
+
+	for (k = 0; k < a->depth; k++) {
+		if ((r = cons_row(c, false)))
+			r[1 + k] = 1;
+		if ((r = cons_row(c, false))) {
+			r[1 + k] = -1;
+			r[0] = a->size[k] - 1;
+		}
+	}
+	for (k = 0; k < b->depth; k++) {
+		if ((r = cons_row(c, false)))
+			r[1 + c->ni + k] = 1;
+		if ((r = cons_row(c, false))) {
+			r[1 + c->ni + k] = -1;
+			r[0] = b->size[k] - 1;
+		}
+	}
+}
+
+/* x(i) and y(j) name one element: index by index equal. */
+static void
+cons_same_element(struct cons *c, const struct dojo_access *x,
+    const struct dojo_access *y)
+{
+	int64_t *r;
+	int d, k;
+
+	for (d = 0; d < x->nidx; d++) {
+		if (!(r = cons_row(c, true)))
+			return;
+		r[0] = x->idx[d].c - y->idx[d].c;
+		for (k = 0; k < x->idx[d].n; k++)
+			r[1 + x->idx[d].t[k].d] += x->idx[d].t[k].k;
+		for (k = 0; k < y->idx[d].n; k++)
+			r[1 + c->ni + y->idx[d].t[k].d] -= y->idx[d].t[k].k;
+	}
+}
+
+/* i_k = j_k for k < n; then, if "later" >= 0, j_later >= i_later + 1. */
+static void
+cons_prefix(struct cons *c, int n, int later)
+{
+	int64_t *r;
+	int k;
+
+	for (k = 0; k < n; k++)
+		if ((r = cons_row(c, true))) {
+			r[1 + k] = 1;
+			r[1 + c->ni + k] = -1;
+		}
+	if (later >= 0 && (r = cons_row(c, false))) {
+		r[1 + later] = -1;
+		r[1 + c->ni + later] = 1;
+		r[0] = -1;
+	}
+}
+
+/* The number of scopes both statements are inside. */
+static int
+shared_scopes(const struct model *m, int s, int t)
+{
+	const struct stmt *a = &m->st[s], *b = &m->st[t];
+	int c, k;
+
+	for (c = 0; c < a->depth && c < b->depth; c++) {
+		for (k = 0; k <= c; k++)
+			if (a->pos[k] != b->pos[k])
+				return c;
+	}
+	return c;
+}
+
+/* The pairs of "base" where s's instance runs before t's. */
+static isl_map *
+cons_before(isl_ctx *ctx, const struct cons *base, const struct model *m,
+    int s, int t)
+{
+	int c = shared_scopes(m, s, t), l;
+	struct cons *part;
+	isl_map *map = NULL, *one;
+
+	for (l = 0; l <= c; l++) {
+		if (l == c && !(s != t && m->st[s].pos[c] < m->st[t].pos[c]))
+			break;
+		part = cons_copy(base);
+		if (!part)
+			break;
+		/* the first l iterations equal, then t's later (or, at
+		 * l == c, all equal and s first in the tree) */
+		cons_prefix(part, l, l < c ? l : -1);
+		one = isl_map_from_basic_map(cons_build(ctx, part, s, t));
+		cons_free(part);
+		map = map ? isl_map_union(map, one) : one;
+	}
+	if (!map) {
+		isl_basic_map *bm = cons_build(ctx, base, s, t);
+
+		map = isl_map_empty(isl_basic_map_get_space(bm));
+		isl_basic_map_free(bm);
+	}
+	return map;
+}
+
+enum rel_elem { REL_ANY, REL_LOGICAL, REL_STORAGE };
+
+static bool
+folded_access(const dojo_program *prog, const struct dojo_access *x)
+{
+	const struct dojo_buffer *b = &prog->decls->buf[
+	    prog->decls->arr[x->array].buffer];
+	int d;
+
+	for (d = 0; d < b->ndim; d++)
+		if (b->fold[d])
+			return true;
+	return false;
+}
+
+/* { S_s[i] -> S_t[j] : boxes [and x(i), y(j) one element] [and before] } */
+static isl_map *
+rel(isl_ctx *ctx, const struct model *m, int s, const struct dojo_access *x,
+    int t, const struct dojo_access *y, enum rel_elem elem, bool before)
+{
+	struct cons *c;
+	isl_map *map;
+
+	if (elem == REL_STORAGE && folded_access(m->prog, x)) {
+		struct dojo_strbuf extra;
+
+		/* the slots of folded dimensions: from text, with "mod" */
+		dojo_strbuf_init(&extra);
+		add_same_element(&extra, m->prog, x, y, true, -1, 0);
+		map = pair_map(ctx, m, s, t, &extra);
+		dojo_strbuf_release(&extra);
+		if (!before) {
+			/* pair_map orders the pairs; add the other order */
+			dojo_strbuf_init(&extra);
+			add_same_element(&extra, m->prog, y, x, true, -1, 0);
+			map = isl_map_union(map, isl_map_reverse(pair_map(ctx,
+			    m, t, s, &extra)));
+			dojo_strbuf_release(&extra);
+		}
+		return map;
+	}
+	c = cons_new(m->st[s].depth, m->st[t].depth, x ? x->nidx : 0);
+	if (!c)
+		return NULL;
+	cons_boxes(c, m, s, t);
+	if (elem != REL_ANY)
+		cons_same_element(c, x, y);
+	map = before ? cons_before(ctx, c, m, s, t) :
+	    isl_map_from_basic_map(cons_build(ctx, c, s, t));
+	cons_free(c);
+	return map;
+}
+
 static isl_set *
 domain_set(isl_ctx *ctx, const struct model *m, int s)
 {
-	struct dojo_strbuf sb;
+	struct cons *c = cons_new(m->st[s].depth, m->st[s].depth, 0);
 	isl_set *set;
 
-	dojo_strbuf_init(&sb);
-	dojo_strbuf_puts(&sb, "{ ");
-	add_tuple(&sb, s, &m->st[s], 'i');
-	dojo_strbuf_puts(&sb, " : 1 = 1");
-	add_box(&sb, &m->st[s], 'i');
-	dojo_strbuf_puts(&sb, " }");
-	set = sb.oom ? NULL : isl_set_read_from_str(ctx, sb.s);
-	dojo_strbuf_release(&sb);
+	if (!c)
+		return NULL;
+	cons_boxes(c, m, s, s);
+	set = isl_set_from_basic_set(isl_basic_map_domain(cons_build(ctx, c,
+	    s, s)));
+	cons_free(c);
 	return set;
 }
+
 
 static isl_ctx *
 new_ctx(void)
@@ -293,11 +566,78 @@ needs_write(dojo_program *prog, int array)
 	return role == DOJO_OUT || role == DOJO_TEMP;
 }
 
+/* The range of the terms of "aff" at depths >= "c" (plus its constant)
+ * over the box of "st". */
+static void
+local_range(const struct dojo_aff *aff, int c, const struct stmt *st,
+    int64_t *lo, int64_t *hi)
+{
+	int64_t span;
+	int k;
+
+	*lo = *hi = aff->c;
+	for (k = 0; k < aff->n; k++) {
+		if (aff->t[k].d < c)
+			continue;
+		span = aff->t[k].k * (st->size[aff->t[k].d] - 1);
+		if (span < 0)
+			*lo += span;
+		else
+			*hi += span;
+	}
+}
+
+/* Whether the write "x" surely writes, earlier in each iteration of the
+ * scopes it shares with the read "y", every element "y" reads: the same
+ * terms in the shared iterators, and in the others a dense box (one
+ * iterator of step 1 a dimension, or a constant) holding y's range.  A
+ * quick answer that saves isl the common cases; false means "ask isl". */
+static bool
+write_covers(const struct model *m, const struct xacc *x, const struct xacc *y)
+{
+	const struct stmt *sx = &m->st[x->stmt], *sy = &m->st[y->stmt];
+	int c = shared_scopes(m, x->stmt, y->stmt), d, k, local, depth;
+	uint64_t used = 0;
+	int64_t xlo, xhi, ylo, yhi;
+
+	if (x->stmt == y->stmt || sx->pos[c] > sy->pos[c])
+		return false;
+	for (d = 0; d < x->acc->nidx; d++) {
+		const struct dojo_aff *a = &x->acc->idx[d], *b = &y->acc->idx[d];
+		int na = 0, nb = 0;
+
+		/* shared terms: equal */
+		while (na < a->n && a->t[na].d < c)
+			na++;
+		while (nb < b->n && b->t[nb].d < c)
+			nb++;
+		if (na != nb)
+			return false;
+		for (k = 0; k < na; k++)
+			if (a->t[k].d != b->t[k].d || a->t[k].k != b->t[k].k)
+				return false;
+		local = a->n - na;
+		if (local > 1)
+			return false;
+		if (local == 1) {
+			depth = a->t[na].d;
+			if ((a->t[na].k != 1 && a->t[na].k != -1) ||
+			    (used >> depth) & 1)
+				return false;
+			used |= 1ULL << depth;
+		}
+		local_range(a, c, sx, &xlo, &xhi);
+		local_range(b, c, sy, &ylo, &yhi);
+		if (ylo < xlo || yhi > xhi)
+			return false;
+	}
+	return true;
+}
+
 int
 dojo_deps_check_reads(dojo_program *prog)
 {
 	struct xacc_list xl;
-	struct dojo_strbuf extra;
 	struct model m;
 	isl_ctx *ctx = NULL;
 	isl_set *dom, *covered;
@@ -317,6 +657,12 @@ dojo_deps_check_reads(dojo_program *prog)
 
 		if (y->write || !needs_write(prog, y->acc->array))
 			continue;
+		for (j = 0; j < xl.n; j++)
+			if (xl.x[j].write && xl.x[j].acc->array == y->acc->array &&
+			    write_covers(&m, &xl.x[j], y))
+				break;
+		if (j < xl.n)
+			continue;
 		if (!ctx && !(ctx = new_ctx())) {
 			rc = dojo_error_set("out of memory");
 			goto out;
@@ -328,11 +674,8 @@ dojo_deps_check_reads(dojo_program *prog)
 
 			if (!x->write || x->acc->array != y->acc->array)
 				continue;
-			dojo_strbuf_init(&extra);
-			add_same_element(&extra, prog, x->acc, y->acc, false,
-			    -1, 0);
-			map = pair_map(ctx, &m, x->stmt, y->stmt, &extra);
-			dojo_strbuf_release(&extra);
+			map = rel(ctx, &m, x->stmt, x->acc, y->stmt, y->acc,
+			    REL_LOGICAL, true);
 			covered = isl_set_union(covered, isl_map_range(map));
 		}
 		sub = isl_set_is_subset(dom, covered);
@@ -368,15 +711,17 @@ out:
 
 enum { SIGN_LT = 1, SIGN_EQ = 2, SIGN_GT = 4 };
 
+/* The instance pairs of two operations that touch one element, one of
+ * them writing: src is the earlier operation in the tree (or the same). */
 struct dep {
 	int src, dst;		/* statements */
 	int buffer;
 	int m;			/* levels compared */
 	uint8_t sign[DOJO_MAX_DEPTH];	/* with the levels before equal */
-	uint64_t swapbad;	/* bit l: d_l > 0 and d_l+1 < 0 possible */
+	uint64_t swapbad;	/* bit l: d_l, d_l+1 of opposite signs */
 	bool chain;		/* a reduction's own accumulation */
-	isl_map *kind[3];	/* flow, anti, output (NULL: none) */
-	isl_set *delta;		/* distance vectors on the first m levels */
+	isl_map *kind[3];	/* write-read, read-write, write-write pairs */
+	isl_set *delta;		/* dst's iteration - src's, first m levels */
 };
 
 struct dojo_deps {
@@ -494,22 +839,24 @@ distances(isl_map *map, int m)
 static void
 summarize(struct dep *d)
 {
-	isl_set *p = isl_set_copy(d->delta);
+	isl_set *p = isl_set_copy(d->delta), *gt;
 	int l;
 
 	for (l = 0; l < d->m; l++) {
 		if (isl_set_plain_is_empty(p) == isl_bool_true)
 			break;
-		if (set_nonempty(isl_set_lower_bound_si(isl_set_copy(p),
-		    isl_dim_set, l, 1)))
-			d->sign[l] |= SIGN_GT;
-		if (set_nonempty(isl_set_upper_bound_si(isl_set_copy(p),
-		    isl_dim_set, l, -1)))
-			d->sign[l] |= SIGN_LT;
-		if (l + 1 < d->m && (d->sign[l] & SIGN_GT) &&
-		    set_nonempty(isl_set_upper_bound_si(isl_set_lower_bound_si(
-		    isl_set_copy(p), isl_dim_set, l, 1), isl_dim_set, l + 1, -1)))
+		gt = isl_set_lower_bound_si(isl_set_copy(p), isl_dim_set, l, 1);
+		if (l + 1 < d->m && set_nonempty(isl_set_upper_bound_si(
+		    isl_set_copy(gt), isl_dim_set, l + 1, -1)))
 			d->swapbad |= 1ULL << l;
+		if (set_nonempty(gt))
+			d->sign[l] |= SIGN_GT;
+		gt = isl_set_upper_bound_si(isl_set_copy(p), isl_dim_set, l, -1);
+		if (l + 1 < d->m && set_nonempty(isl_set_lower_bound_si(
+		    isl_set_copy(gt), isl_dim_set, l + 1, 1)))
+			d->swapbad |= 1ULL << l;
+		if (set_nonempty(gt))
+			d->sign[l] |= SIGN_LT;
 		p = isl_set_fix_si(p, isl_dim_set, l, 0);
 		if (set_nonempty(isl_set_copy(p)))
 			d->sign[l] |= SIGN_EQ;
@@ -567,7 +914,6 @@ dojo_deps *
 dojo_deps_new(dojo_program *prog)
 {
 	struct xacc_list xl = { 0 };
-	struct dojo_strbuf extra;
 	dojo_deps *deps;
 	struct dep *d;
 	isl_map *map, *u;
@@ -589,19 +935,17 @@ dojo_deps_new(dojo_program *prog)
 	}
 	for (i = 0; i < deps->m.n; i++)
 		deps->reduction[i] = is_reduction(&deps->m, i);
+	/* every pair of accesses to one storage, one of them a write, the
+	 * first in an earlier (or the same) operation */
 	for (i = 0; i < xl.n; i++)
 		for (j = 0; j < xl.n; j++) {
 			const struct xacc *x = &xl.x[i], *y = &xl.x[j];
 
-			if ((!x->write && !y->write) ||
+			if ((!x->write && !y->write) || x->stmt > y->stmt ||
 			    buffer_of(prog, x->acc) != buffer_of(prog, y->acc))
 				continue;
-			dojo_strbuf_init(&extra);
-			add_same_element(&extra, prog, x->acc, y->acc, true,
-			    -1, 0);
-			map = pair_map(deps->ctx, &deps->m, x->stmt, y->stmt,
-			    &extra);
-			dojo_strbuf_release(&extra);
+			map = rel(deps->ctx, &deps->m, x->stmt, x->acc, y->stmt,
+			    y->acc, REL_STORAGE, false);
 			empty = isl_map_is_empty(map);
 			if (empty < 0) {
 				isl_map_free(map);
@@ -678,8 +1022,6 @@ dep_matches(dojo_deps *deps, const struct dep *d,
 		return (d->swapbad >> l) & 1;
 	case DOJO_DEP_BACKWARD:
 		return l < d->m && (d->sign[l] & SIGN_LT);
-	case DOJO_DEP_FORWARD:
-		return l < d->m && (d->sign[l] & SIGN_GT);
 	case DOJO_DEP_SAME:
 		return l == 0 || (l <= d->m && (d->sign[l - 1] & SIGN_EQ));
 	case DOJO_DEP_ANY:
@@ -701,24 +1043,29 @@ dojo_deps_find(dojo_deps *deps, const struct dojo_dep_query *q)
 
 /* The distance vectors of "delta" that the query "q" matches. */
 static isl_set *
-violating(isl_set *delta, const struct dojo_dep_query *q)
+violating(isl_set *delta, const struct dojo_dep_query *q, int variant)
 {
-	int l = q->level, i;
+	int l = q->level, i, sign = variant ? -1 : 1;
 
 	for (i = 0; i < l && i < isl_set_dim(delta, isl_dim_set); i++)
 		if (q->kind != DOJO_DEP_ANY)
 			delta = isl_set_fix_si(delta, isl_dim_set, i, 0);
 	switch (q->kind) {
 	case DOJO_DEP_SWAP:
-		delta = isl_set_lower_bound_si(delta, isl_dim_set, l, 1);
-		delta = isl_set_upper_bound_si(delta, isl_dim_set, l + 1, -1);
+		delta = sign > 0 ?
+		    isl_set_lower_bound_si(delta, isl_dim_set, l, 1) :
+		    isl_set_upper_bound_si(delta, isl_dim_set, l, -1);
+		delta = sign > 0 ?
+		    isl_set_upper_bound_si(delta, isl_dim_set, l + 1, -1) :
+		    isl_set_lower_bound_si(delta, isl_dim_set, l + 1, 1);
 		break;
 	case DOJO_DEP_BACKWARD:
 		delta = isl_set_upper_bound_si(delta, isl_dim_set, l, -1);
 		break;
-	case DOJO_DEP_FORWARD:
 	case DOJO_DEP_CARRIED:
-		delta = isl_set_lower_bound_si(delta, isl_dim_set, l, 1);
+		delta = sign > 0 ?
+		    isl_set_lower_bound_si(delta, isl_dim_set, l, 1) :
+		    isl_set_upper_bound_si(delta, isl_dim_set, l, -1);
 		break;
 	default:
 		break;
@@ -739,43 +1086,60 @@ void
 dojo_deps_describe(struct dojo_strbuf *sb, dojo_deps *deps, int k,
     const struct dojo_dep_query *q)
 {
-	static const char *const kinds[] = { "flow", "anti", "output" };
 	const struct dep *d = &deps->dep[k];
-	isl_point *pt;
+	const struct stmt *first, *second;
+	isl_point *pt = NULL;
 	isl_val *v;
-	const char *kind = "memory";
-	int i, sign;
+	int dir[DOJO_MAX_DEPTH], i, kind = -1, variant, lex = 0;
+	const char *name;
 
-	for (i = 0; i < 3; i++) {
-		if (!d->kind[i])
-			continue;
-		if (set_nonempty(violating(distances(isl_map_copy(d->kind[i]),
-		    d->m), q))) {
-			kind = kinds[i];
-			break;
+	/* a witness: a distance vector the move would break */
+	for (variant = 0; variant < 2 && kind < 0; variant++)
+		for (i = 0; i < 3 && kind < 0; i++) {
+			if (!d->kind[i])
+				continue;
+			pt = isl_set_sample_point(violating(distances(
+			    isl_map_copy(d->kind[i]), d->m), q, variant));
+			if (pt && isl_point_is_void(pt) == isl_bool_false)
+				kind = i;
+			else
+				isl_point_free(pt);
 		}
-	}
-	dojo_strbuf_puts(sb, "the dependence of ");
-	add_address(sb, &deps->m.st[d->dst]);
-	dojo_strbuf_puts(sb, " on ");
-	add_address(sb, &deps->m.st[d->src]);
-	dojo_strbuf_printf(sb, " through %s (%s)",
-	    deps->m.prog->decls->buf[d->buffer].name, kind);
-	pt = isl_set_sample_point(violating(isl_set_copy(d->delta), q));
-	if (!pt || isl_point_is_void(pt) == isl_bool_true || d->m == 0) {
-		isl_point_free(pt);
-		return;
-	}
-	dojo_strbuf_puts(sb, ", direction (");
 	for (i = 0; i < d->m; i++) {
-		v = isl_point_get_coordinate_val(pt, isl_dim_set, i);
-		sign = isl_val_sgn(v);
-		isl_val_free(v);
-		dojo_strbuf_printf(sb, "%s%s", i ? ", " : "",
-		    sign > 0 ? "<" : sign < 0 ? ">" : "=");
+		dir[i] = 0;
+		if (kind >= 0) {
+			v = isl_point_get_coordinate_val(pt, isl_dim_set, i);
+			dir[i] = isl_val_sgn(v);
+			isl_val_free(v);
+		}
+		if (!lex)
+			lex = dir[i];
 	}
-	dojo_strbuf_puts(sb, ")");
 	isl_point_free(pt);
+	/* the source is whichever instance runs first */
+	first = &deps->m.st[d->src];
+	second = &deps->m.st[d->dst];
+	if (lex < 0) {
+		first = second;
+		second = &deps->m.st[d->src];
+		for (i = 0; i < d->m; i++)
+			dir[i] = -dir[i];
+	}
+	name = kind == 2 ? "output" : kind < 0 ? "memory" :
+	    (kind == 0) == (lex >= 0) ? "flow" : "anti";
+	dojo_strbuf_puts(sb, "the dependence of ");
+	add_address(sb, second);
+	dojo_strbuf_puts(sb, " on ");
+	add_address(sb, first);
+	dojo_strbuf_printf(sb, " through %s (%s)",
+	    deps->m.prog->decls->buf[d->buffer].name, name);
+	if (kind < 0 || d->m == 0)
+		return;
+	dojo_strbuf_puts(sb, ", direction (");
+	for (i = 0; i < d->m; i++)
+		dojo_strbuf_printf(sb, "%s%s", i ? ", " : "",
+		    dir[i] > 0 ? "<" : dir[i] < 0 ? ">" : "=");
+	dojo_strbuf_puts(sb, ")");
 }
 
 bool
@@ -935,7 +1299,7 @@ dojo_deps_fold_live(dojo_program *prog, int b, int d, int64_t n, char *why,
 
 			if (!used[i] || !used[j])
 				continue;
-			map = pair_map(ctx, &m, i, j, NULL);
+			map = rel(ctx, &m, i, NULL, j, NULL, REL_ANY, true);
 			text = isl_map_to_str(map);
 			isl_map_free(map);
 			if (text) {
@@ -1010,8 +1374,8 @@ dojo_deps_lifetimes_overlap(dojo_program *prog, int b1, int b2)
 					e[k] = true;
 					break;
 				}
-				map = pair_map(ctx, &m, xl.x[i].stmt,
-				    xl.x[j].stmt, NULL);
+				map = rel(ctx, &m, xl.x[i].stmt, NULL,
+				    xl.x[j].stmt, NULL, REL_ANY, true);
 				empty = isl_map_is_empty(map);
 				isl_map_free(map);
 				if (empty < 0) {

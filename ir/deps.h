@@ -21,23 +21,25 @@ __dojo_give dojo_deps *dojo_deps_new(__dojo_keep dojo_program *prog);
 void dojo_deps_free(__dojo_take dojo_deps *deps);
 
 /* What a move asks of the dependences, at scope level "level" (the depth
- * of the scope's iterator), between instances whose enclosing iterations
- * above "level" are equal. */
+ * of the scope's iterator), between instances of an operation in the
+ * subtree "src_path" and one in "dst_path" (which comes after it in the
+ * tree, or is the same) whose enclosing iterations above "level" are
+ * equal. */
 enum dojo_dep_kind {
-	DOJO_DEP_CARRIED,	/* distance at level != 0 */
-	DOJO_DEP_SWAP,		/* distance (>0, <0) at level, level + 1 */
-	DOJO_DEP_BACKWARD,	/* sink's iteration before source's */
-	DOJO_DEP_FORWARD,	/* sink's iteration after source's */
-	DOJO_DEP_SAME,		/* in one iteration of the "level" scopes */
+	DOJO_DEP_CARRIED,	/* their iterations at level differ */
+	DOJO_DEP_SWAP,		/* distances of opposite signs at level and
+				   level + 1 */
+	DOJO_DEP_BACKWARD,	/* dst's iteration at level before src's */
+	DOJO_DEP_SAME,		/* one iteration of the scopes above level */
 	DOJO_DEP_ANY,
 };
 
 struct dojo_dep_query {
 	enum dojo_dep_kind kind;
 	int level;
-	const int *src_path;	/* source inside this subtree (NULL: any) */
+	const int *src_path;	/* the first subtree (NULL: any) */
 	int src_len;
-	const int *dst_path;
+	const int *dst_path;	/* the second */
 	int dst_len;
 	bool skip_chains;		/* ignore reductions' own chains */
 	bool skip_invariant_chains;	/* ... when invariant at level */

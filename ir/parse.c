@@ -10,7 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_EXPR_DEPTH 512
+#define MAX_EXPR_DEPTH 512	/* parentheses, calls, signs */
+#define MAX_EXPR_LENGTH 10000	/* operations in a row */
 
 struct line {
 	const char *start;	/* first byte of the line */
@@ -134,8 +135,8 @@ split_lines(struct parser *ps, const char *text, size_t len)
 				return fail_at(ps, p + i,
 				    "invalid UTF-8 byte 0x%02x",
 				    (unsigned char)p[i]);
-			if (n == 1 && p[i] != '\t' && p[i] != '\r' &&
-			    (unsigned char)p[i] < 0x20)
+			if (n == 1 && p[i] != '\t' &&
+			    ((unsigned char)p[i] < 0x20 || p[i] == 0x7f))
 				return fail_at(ps, p + i,
 				    "control character 0x%02x in text",
 				    (unsigned char)p[i]);
@@ -162,6 +163,19 @@ utf8_char_len(const char *p)
 	while (n < 4 && ((unsigned char)p[n] & 0xc0) == 0x80)
 		n++;
 	return n;
+}
+
+/* The length of the word at "p" (letters, digits, '_' and '.'), at least
+ * one character, for quoting a whole token in a message. */
+static int
+token_len(const char *p, const char *end)
+{
+	const char *q = p;
+
+	while (q < end && (isalnum((unsigned char)*q) || *q == '_' ||
+	    *q == '.'))
+		q++;
+	return q > p ? (int)(q - p) : utf8_char_len(p);
 }
 
 static bool
@@ -220,8 +234,12 @@ read_int(struct parser *ps, int64_t *out, const char *what)
 
 	skip_space(ps);
 	s = ps->p;
-	if (ps->p >= ps->end || !isdigit((unsigned char)*ps->p))
-		return fail_at(ps, s, "expected %s", what);
+	if (ps->p >= ps->end)
+		return fail_at(ps, s, "expected %s, found the end of the line",
+		    what);
+	if (!isdigit((unsigned char)*ps->p))
+		return fail_at(ps, s, "expected %s, found '%.*s'", what,
+		    token_len(s, ps->end), s);
 	while (ps->p < ps->end && isdigit((unsigned char)*ps->p)) {
 		if (__builtin_mul_overflow(v, 10, &v) ||
 		    __builtin_add_overflow(v, *ps->p - '0', &v)) {
@@ -236,7 +254,7 @@ read_int(struct parser *ps, int64_t *out, const char *what)
 	if (ps->p < ps->end && (is_ident_char((unsigned char)*ps->p) ||
 	    *ps->p == '.'))
 		return fail_at(ps, s, "expected %s, found '%.*s'", what,
-		    (int)(ps->p - s + 1), s);
+		    token_len(s, ps->end), s);
 	*out = v;
 	return 0;
 }
@@ -529,6 +547,11 @@ parse_aff_term(struct parser *ps, struct dojo_aff *aff, int sign)
 			if (expect(ps, '}', "after the scope depth") < 0)
 				return -1;
 		} else if (ps->p < ps->end && isdigit((unsigned char)*ps->p)) {
+			int n = token_len(ps->p, ps->end);
+
+			if (memchr(ps->p, '.', n))
+				return fail_at(ps, at, "an index is an integer "
+				    "affine expression, found '%.*s'", n, ps->p);
 			if (read_int(ps, &v, "an integer") < 0)
 				return -1;
 			if (__builtin_mul_overflow(k, v, &k))
@@ -667,7 +690,7 @@ parse_number(struct parser *ps, struct dojo_expr **out)
 		return fail_at(ps, s, "malformed number");
 	if (q < ps->end && (is_ident_char((unsigned char)*q) || *q == '.'))
 		return fail_at(ps, s, "malformed number '%.*s'",
-		    (int)(q - s + 1), s);
+		    token_len(s, ps->end), s);
 	if (q - s >= (long)sizeof buf)
 		return fail_at(ps, s, "number too long");
 	memcpy(buf, s, q - s);
@@ -732,6 +755,15 @@ parse_primary(struct parser *ps, struct dojo_expr **out, int nest)
 	}
 	fn = lookup_word(name, fns, 7);
 	skip_space(ps);
+	if (strcmp(name, "nan") == 0)
+		return fail_at(ps, at, "'nan' is not allowed (the format has "
+		    "no NaN literal)");
+	if (fn < 0 && ps->p < ps->end && *ps->p == '(')
+		return fail_at(ps, at, "unknown function '%s' (expected exp, "
+		    "log, sqrt, tanh, abs, max or min)", name);
+	if (fn >= 0 && (ps->p >= ps->end || *ps->p != '(') &&
+	    dojo_program_find_array(ps->prog, name) < 0)
+		return fail_at(ps, ps->p, "expected '(' after '%s'", name);
 	if (fn >= 0 && ps->p < ps->end && *ps->p == '(') {
 		ps->p++;
 		e = *out = new_expr(ps, DOJO_E_CALL, at);
@@ -741,6 +773,10 @@ parse_primary(struct parser *ps, struct dojo_expr **out, int nest)
 		if (parse_expr(ps, &e->a, nest + 1) < 0)
 			return -1;
 		if (fn >= DOJO_FN_MAX) {
+			skip_space(ps);
+			if (ps->p < ps->end && *ps->p == ')')
+				return fail_at(ps, ps->p, "'%s' takes two "
+				    "arguments", name);
 			if (expect(ps, ',', "between the two arguments") < 0)
 				return -1;
 			if (parse_expr(ps, &e->b, nest + 1) < 0)
@@ -820,6 +856,11 @@ parse_op(struct parser *ps, struct dojo_node *op)
 	char name[DOJO_MAX_NAME + 1];
 	const char *at, *opat;
 
+	skip_space(ps);
+	if (ps->p < ps->end && isdigit((unsigned char)*ps->p))
+		return fail_at(ps, ps->p, "expected an array access, found "
+		    "'%.*s' (a scope size needs a '|' after it)",
+		    token_len(ps->p, ps->end), ps->p);
 	if (read_ident(ps, name, &at, "an array access") < 0)
 		return -1;
 	op->pos.line = ps->cur->no;
@@ -861,9 +902,9 @@ parse_op(struct parser *ps, struct dojo_node *op)
 	if (ps->p < ps->end)
 		return fail_at(ps, ps->p, "unexpected '%.*s' after the "
 		    "expression", CHAR_AT(ps->p));
-	if (expr_depth(op->rhs) > MAX_EXPR_DEPTH)
-		return fail_at(ps, opat, "expression nested deeper than %d",
-		    MAX_EXPR_DEPTH);
+	if (expr_depth(op->rhs) > MAX_EXPR_LENGTH)
+		return fail_at(ps, opat, "expression longer than %d operations",
+		    MAX_EXPR_LENGTH);
 	return 0;
 }
 
@@ -925,6 +966,9 @@ parse_op_line(struct parser *ps)
 					    "b or w)", ps->p < bar ? 1 : 0,
 					    ps->p);
 				flag = *ps->p++;
+				if (ps->p < bar && isalpha((unsigned char)*ps->p))
+					return fail_at(ps, ps->p, "a scope takes "
+					    "at most one flag");
 			}
 			skip_space(ps);
 			if (ps->p < bar)

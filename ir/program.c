@@ -464,7 +464,7 @@ dojo_name_allowed(const char *name, const char **why)
 	}
 	for (i = 0; i < sizeof reserved_words / sizeof *reserved_words; i++)
 		if (strcmp(name, reserved_words[i]) == 0) {
-			*why = "is a keyword";
+			*why = "is reserved (a word of C, C++, CUDA or the format)";
 			return false;
 		}
 	return true;

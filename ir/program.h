@@ -42,6 +42,8 @@ __dojo_give dojo_program *dojo_program_read_file(const char *path);
 /* Check every rule of the language on a parsed program (bounds, roles,
  * reads before writes, registers).  0 or -1 with the last error set. */
 int dojo_program_validate(__dojo_keep dojo_program *prog);
+/* The same without the dependence analysis (bounds, roles, registers). */
+int dojo_program_validate_structure(__dojo_keep dojo_program *prog);
 
 /* The canonical text (malloc'ed, NUL-terminated); NULL on no memory. */
 char *dojo_program_print(__dojo_keep dojo_program *prog, bool addresses);

@@ -879,15 +879,16 @@ fission_check(dojo_moves *mv, const struct dojo_action *a)
 		    s->n - 1);
 	memcpy(src, a->path, sizeof a->path);
 	memcpy(dst, a->path, sizeof a->path);
-	q.kind = DOJO_DEP_FORWARD;
+	q.kind = DOJO_DEP_BACKWARD;
 	q.level = a->npath - 1;
 	q.src_path = src;
 	q.dst_path = dst;
 	q.src_len = q.dst_len = a->npath + 1;
 	for (i = a->num[0]; i < s->n; i++)
 		for (j = 0; j < a->num[0]; j++) {
-			src[a->npath] = i;
-			dst[a->npath] = j;
+			/* an operation of the first part, one of the second */
+			src[a->npath] = j;
+			dst[a->npath] = i;
 			if (check_deps(mv, a, &q, "would reverse") < 0)
 				return -1;
 		}
@@ -976,6 +977,7 @@ reorder_apply(dojo_moves *mv, const struct dojo_action *a)
 /* Walk every access under "node" with the chain of enclosing scopes. */
 struct scan {
 	const struct dojo_node *chain[DOJO_MAX_DEPTH];
+	const struct dojo_node *op;	/* the operation being scanned */
 	int depth;
 	int (*fn)(struct scan *sc, struct dojo_access *acc, bool write);
 	void *payload;
@@ -994,8 +996,10 @@ scan_tree(struct scan *sc, struct dojo_node *node)
 {
 	int i, r;
 
-	if (node->kind == DOJO_OP)
+	if (node->kind == DOJO_OP) {
+		sc->op = node;
 		return dojo_op_foreach_access(node, scan_access, sc);
+	}
 	sc->chain[sc->depth++] = node;
 	for (i = 0; i < node->n; i++)
 		if ((r = scan_tree(sc, node->kids[i])) != 0)
@@ -1237,6 +1241,33 @@ clear_inverse(struct dojo_action *out, dojo_moves *mv,
 			return 0;
 		}
 	return -1;
+}
+
+/* Refuse "a" when its result breaks a rule of the language (registers
+ * indexed by scopes not unrolled, reads before writes when "reads"). */
+static int
+check_result(dojo_moves *mv, const struct dojo_action *a, bool reads)
+{
+	char why[DOJO_ERROR_MAX];
+	const char *m, *colon;
+	dojo_program *p;
+	int r;
+
+	p = dojo_moves_apply_unchecked(mv, a);
+	if (!p)
+		return -1;
+	r = reads ? dojo_program_validate(p) :
+	    dojo_program_validate_structure(p);
+	if (r < 0) {
+		/* drop the FILE:LINE:COL: of the generated text */
+		m = dojo_error_last();
+		colon = strstr(m, ": ");
+		snprintf(why, sizeof why, "%s", colon ? colon + 2 : m);
+		dojo_program_free(p);
+		return refuse(a, "the result would be invalid: %s", why);
+	}
+	dojo_program_free(p);
+	return 0;
 }
 
 /*
@@ -1546,7 +1577,7 @@ reuse_check(dojo_moves *mv, const struct dojo_action *a)
 	if (r > 0)
 		return refuse(a, "the live ranges of '%s' and '%s' overlap",
 		    b->name, a->name2);
-	return 0;
+	return check_result(mv, a, false);
 }
 
 static dojo_program *
@@ -1614,8 +1645,14 @@ aff_split(const struct dojo_aff *aff, int p, struct dojo_aff *outer,
 static bool
 aff_same_terms(const struct dojo_aff *a, const struct dojo_aff *b)
 {
-	return a->n == b->n && (a->n == 0 ||
-	    memcmp(a->t, b->t, sizeof *a->t * a->n) == 0);
+	int i;
+
+	if (a->n != b->n)
+		return false;
+	for (i = 0; i < a->n; i++)
+		if (a->t[i].d != b->t[i].d || a->t[i].k != b->t[i].k)
+			return false;
+	return true;
 }
 
 static int
@@ -1638,8 +1675,8 @@ box_access(struct scan *sc, struct dojo_access *acc, bool write)
 			bx->size[i] = sc->chain[i]->size;
 	if (write)
 		bx->writes = true;
-	else
-		bx->reads = true;
+	if (!write || sc->op->update != DOJO_SET)
+		bx->reads = true;	/* an update reads what it writes */
 	for (i = 0; i < acc->nidx; i++) {
 		aff_split(&acc->idx[i], bx->p, &outer, &inner);
 		lo = hi = inner.c;
@@ -1717,7 +1754,6 @@ box_covered(struct box *bx, dojo_moves *mv, const struct dojo_action *a);
 static int
 cache_check(dojo_moves *mv, const struct dojo_action *a)
 {
-	dojo_program *p;
 	struct box bx;
 	const struct dojo_buffer *buf;
 	uint64_t count = 1;
@@ -1745,22 +1781,8 @@ cache_check(dojo_moves *mv, const struct dojo_action *a)
 	    a->npath > 1 && node_at(mv->prog, a->path, a->npath - 1)->flag == 'v')
 		return refuse(a, "the copies cannot go inside a vector scope");
 	/* the result must be a valid program (reads of the copy, registers) */
-	p = dojo_moves_apply_unchecked(mv, a);
-	if (!p)
-		return -1;
-	if (dojo_program_validate(p) < 0) {
-		char why[DOJO_ERROR_MAX];
-		const char *m = dojo_error_last(), *colon;
-
-		/* drop the FILE:LINE:COL: of the generated text */
-		colon = strstr(m, ": ");
-		snprintf(why, sizeof why, "%s", colon ? colon + 2 : m);
-		dojo_program_free(p);
-		return refuse(a, "the result would be invalid: %s", why);
-	}
-	dojo_program_free(p);
 	(void)box_covered;
-	return 0;
+	return check_result(mv, a, true);
 }
 
 /* Whether a write of the subtree covers the whole box: a write whose
@@ -1864,7 +1886,7 @@ out_free:
 }
 
 static dojo_program *
-cache_apply(dojo_moves *mv, const struct dojo_action *a)
+cache_build(dojo_moves *mv, const struct dojo_action *a, int copy_in)
 {
 	struct dojo_node *x = node_at(mv->prog, a->path, a->npath);
 	struct dojo_node *repl[3], *body;
@@ -1880,7 +1902,7 @@ cache_apply(dojo_moves *mv, const struct dojo_action *a)
 
 	if (cache_box(mv, a, &bx) < 0)
 		return NULL;
-	need_in = bx.reads || !bx.covered;
+	need_in = copy_in;
 	/* a fresh name: A_c, A_c2, ... */
 	for (k = 1;; k++) {
 		if (k == 1)
@@ -1945,6 +1967,27 @@ cache_apply(dojo_moves *mv, const struct dojo_action *a)
 			dojo_node_unref(repl[n]);
 	}
 	return p;
+}
+
+/* Without a copy-in when X writes the whole box before reading it. */
+static dojo_program *
+cache_apply(dojo_moves *mv, const struct dojo_action *a)
+{
+	dojo_program *p;
+	struct box bx;
+
+	if (cache_box(mv, a, &bx) < 0)
+		return NULL;
+	if (!bx.covered)
+		return cache_build(mv, a, true);
+	p = cache_build(mv, a, false);
+	if (!p || !bx.reads)
+		return p;
+	if (dojo_deps_check_reads(p) == 0)
+		return p;
+	dojo_program_free(p);
+	dojo_error_clear();
+	return cache_build(mv, a, true);
 }
 
 static int
@@ -2364,6 +2407,21 @@ dojo_moves_apply(dojo_moves *mv, const struct dojo_action *a)
 	if (dojo_moves_check(mv, a) < 0)
 		return NULL;
 	return dojo_moves_apply_unchecked(mv, a);
+}
+
+bool
+dojo_moves_reassociates(dojo_moves *mv, const struct dojo_action *a)
+{
+	struct dojo_dep_query q = { 0 };
+	dojo_deps *deps;
+
+	if (a->move->check != swap_check || !(deps = deps_of(mv)))
+		return false;
+	q.kind = DOJO_DEP_SWAP;
+	q.level = a->npath - 1;
+	q.src_path = q.dst_path = a->path;
+	q.src_len = q.dst_len = a->npath;
+	return dojo_deps_find(deps, &q) >= 0;
 }
 
 int

@@ -2,6 +2,7 @@
 #ifndef DOJO_TRANSFORM_H
 #define DOJO_TRANSFORM_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -47,6 +48,9 @@ __dojo_give dojo_program *dojo_moves_apply(dojo_moves *mv,
 /* The program after "a", assumed legal (no check). */
 __dojo_give dojo_program *dojo_moves_apply_unchecked(dojo_moves *mv,
     const struct dojo_action *a);
+/* Whether the legal "a" changes the order in which a reduction
+ * accumulates (results then agree within a tolerance, doc/moves.md). */
+bool dojo_moves_reassociates(dojo_moves *mv, const struct dojo_action *a);
 /* The action that undoes "a" (applied to this program), if the move has an
  * inverse; -1 otherwise. */
 int dojo_moves_inverse(struct dojo_action *out, dojo_moves *mv,

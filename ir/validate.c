@@ -118,7 +118,7 @@ walk_node(struct walk *w, struct dojo_node *node)
 }
 
 int
-dojo_program_validate(dojo_program *prog)
+dojo_program_validate_structure(dojo_program *prog)
 {
 	struct walk w;
 	int i;
@@ -128,5 +128,44 @@ dojo_program_validate(dojo_program *prog)
 	for (i = 0; i < prog->n; i++)
 		if (walk_node(&w, prog->kids[i]) < 0)
 			return -1;
-	return dojo_deps_check_reads(prog);
+	return 0;
+}
+
+/* Rule 4 for folds: a value is read for the last time before another
+ * index of the same slot is written. */
+static int
+check_folds(dojo_program *prog)
+{
+	const struct dojo_decls *d = prog->decls;
+	char why[DOJO_ERROR_MAX];
+	int b, i, n, r;
+
+	for (b = 0; b < d->nbuf; b++) {
+		for (i = 0; i < d->buf[b].ndim; i++)
+			if (d->buf[b].fold[i])
+				break;
+		if (i == d->buf[b].ndim)
+			continue;
+		for (i = 0, n = 0; i < d->narr; i++)
+			n += d->arr[i].buffer == b;
+		if (n > 1)
+			return fail(prog, d->buf[b].pos, "folded buffer '%s' "
+			    "backs several arrays", d->buf[b].name);
+		r = dojo_deps_fold_live(prog, b, -1, 0, why, sizeof why);
+		if (r < 0)
+			return -1;
+		if (r > 0)
+			return fail(prog, d->buf[b].pos, "folded buffer '%s': %s",
+			    d->buf[b].name, why);
+	}
+	return 0;
+}
+
+int
+dojo_program_validate(dojo_program *prog)
+{
+	if (dojo_program_validate_structure(prog) < 0 ||
+	    dojo_deps_check_reads(prog) < 0)
+		return -1;
+	return check_folds(prog);
 }

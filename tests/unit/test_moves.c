@@ -1,0 +1,322 @@
+/* test_moves.c: the moves keep the meaning of every example: random legal
+ * sequences interpreted against the original, inverses, long sessions.
+ *
+ * usage: test_moves FILE.dojo...  (TAP on stdout)
+ * DOJO_SEQUENCES (default 200) random sequences of up to 15 moves per
+ * file; DOJO_SESSION (default 1000) moves of one long session per file. */
+#include "config.h"
+
+#include "ir/data.h"
+#include "ir/interp.h"
+#include "ir/program.h"
+#include "ir/transform.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int tap_n;
+static int failed;
+
+static void
+result(bool ok, const char *fmt, const char *file, const char *extra)
+{
+	printf("%sok %d - ", ok ? "" : "not ", ++tap_n);
+	printf(fmt, file, extra);
+	printf("\n");
+	if (!ok)
+		failed = 1;
+}
+
+static uint64_t rng_state;
+
+static uint64_t
+rng(void)
+{
+	uint64_t z = (rng_state += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+struct cands {
+	struct dojo_action *a;
+	int n, cap;
+};
+
+static int
+add_cand(const struct dojo_action *a, void *payload)
+{
+	struct cands *c = payload;
+
+	if (c->n == c->cap) {
+		c->cap = c->cap ? 2 * c->cap : 64;
+		c->a = realloc(c->a, sizeof *c->a * c->cap);
+		if (!c->a)
+			abort();
+	}
+	c->a[c->n++] = *a;
+	return 0;
+}
+
+/* One random legal move from "p": the next program, or NULL when none was
+ * found; "text" gets the action. */
+static dojo_program *
+random_move(dojo_program *p, char *text, size_t len, bool *reassoc)
+{
+	struct cands c = { 0 };
+	dojo_moves *mv = dojo_moves_new(p, "c");
+	dojo_program *next = NULL;
+	int tries, k;
+
+	dojo_moves_candidates(mv, NULL, 0, add_cand, &c);
+	for (tries = 0; c.n > 0; tries++) {
+		k = (int)(rng() % (uint64_t)c.n);
+		if (dojo_moves_check(mv, &c.a[k]) < 0) {
+			c.a[k] = c.a[--c.n];
+			continue;
+		}
+		dojo_action_format(text, len, &c.a[k]);
+		*reassoc = dojo_moves_reassociates(mv, &c.a[k]);
+		next = dojo_moves_apply_unchecked(mv, &c.a[k]);
+		if (!next)
+			printf("#   apply failed: %s: %s\n", text,
+			    dojo_error_last());
+		break;
+	}
+	if (!next && c.n == 0)
+		printf("#   no legal move left (%d tries)\n", tries);
+	free(c.a);
+	dojo_moves_free(mv);
+	return next;
+}
+
+/* Interpret "p" on seeded inputs. */
+static dojo_data *
+run(dojo_program *p)
+{
+	dojo_data *d = dojo_data_new(p, 1 << 30);
+
+	if (!d)
+		return NULL;
+	dojo_data_randomize(d, 7);
+	if (dojo_interp_run(p, d) < 0) {
+		dojo_data_free(d);
+		return NULL;
+	}
+	return d;
+}
+
+/* Whether the outputs of "a" (of program "pa") and "b" agree: exactly, or
+ * within the reassociation tolerance. */
+static bool
+same_outputs(dojo_program *pa, dojo_data *a, dojo_program *pb, dojo_data *b,
+    bool tolerant, char *why, size_t len)
+{
+	int i, j;
+	uint64_t k, n;
+
+	for (i = 0; i < dojo_program_n_buffers(pa); i++) {
+		enum dojo_role r = dojo_buffer_role(pa, i);
+
+		if (r != DOJO_OUT && r != DOJO_INOUT)
+			continue;
+		j = dojo_program_find_buffer(pb, dojo_buffer_name(pa, i));
+		n = dojo_data_count(a, i);
+		if (j < 0 || dojo_data_count(b, j) != n) {
+			snprintf(why, len, "output '%s' missing",
+			    dojo_buffer_name(pa, i));
+			return false;
+		}
+		if (!memcmp(dojo_data_buffer(a, i), dojo_data_buffer(b, j),
+		    n * dojo_dtype_size(dojo_buffer_dtype(pa, i))))
+			continue;
+		if (!tolerant || dojo_buffer_dtype(pa, i) == DOJO_I32 ||
+		    dojo_buffer_dtype(pa, i) == DOJO_I64) {
+			snprintf(why, len, "'%s' differs", dojo_buffer_name(pa, i));
+			return false;
+		}
+		for (k = 0; k < n; k++) {
+			double x, y;
+
+			if (dojo_buffer_dtype(pa, i) == DOJO_F32) {
+				x = ((float *)dojo_data_buffer(a, i))[k];
+				y = ((float *)dojo_data_buffer(b, j))[k];
+				if (fabs(x - y) > 1e-4 * fabs(x) + 1e-5)
+					goto differs;
+			} else {
+				x = ((double *)dojo_data_buffer(a, i))[k];
+				y = ((double *)dojo_data_buffer(b, j))[k];
+				if (fabs(x - y) > 1e-10 * fabs(x) + 1e-12)
+					goto differs;
+			}
+			continue;
+differs:
+			snprintf(why, len, "'%s'[%llu] = %.9g, expected %.9g",
+			    dojo_buffer_name(pa, i), (unsigned long long)k, y, x);
+			return false;
+		}
+	}
+	return true;
+}
+
+static bool
+valid_text(dojo_program *p, char *why, size_t len)
+{
+	char *text = dojo_program_print(p, false), *again;
+	dojo_program *q;
+	bool ok;
+
+	if (dojo_program_validate(p) < 0) {
+		snprintf(why, len, "invalid: %s", dojo_error_last());
+		free(text);
+		return false;
+	}
+	q = dojo_program_parse("moved", text, strlen(text));
+	if (!q) {
+		snprintf(why, len, "does not read back: %s", dojo_error_last());
+		free(text);
+		return false;
+	}
+	again = dojo_program_print(q, false);
+	ok = strcmp(text, again) == 0;
+	if (!ok)
+		snprintf(why, len, "prints differently after reading back");
+	free(again);
+	free(text);
+	dojo_program_free(q);
+	return ok;
+}
+
+static int
+inverse_one(const struct dojo_action *a, void *payload)
+{
+	dojo_program *p = payload, *q, *r;
+	struct dojo_action inv;
+	dojo_moves *mv = dojo_moves_new(p, "c"), *mq;
+	char text[256], itext[256];
+	int bad = 0;
+
+	dojo_action_format(text, sizeof text, a);
+	q = dojo_moves_apply(mv, a);
+	if (!q) {
+		printf("#   %s listed but refused: %s\n", text, dojo_error_last());
+		bad = 1;
+	} else if (dojo_moves_inverse(&inv, mv, a) == 0) {
+		mq = dojo_moves_new(q, "c");
+		dojo_action_format(itext, sizeof itext, &inv);
+		r = dojo_moves_apply(mq, &inv);
+		if (!r || !dojo_program_equal(p, r)) {
+			printf("#   %s then %s: %s\n", text, itext,
+			    r ? "not the original" : dojo_error_last());
+			bad = 1;
+		}
+		dojo_program_free(r);
+		dojo_moves_free(mq);
+	}
+	dojo_program_free(q);
+	dojo_moves_free(mv);
+	return bad ? 1 : 0;
+}
+
+static void
+test_file(const char *file, int nseq, int nsession)
+{
+	dojo_program *p0, *p, *next;
+	dojo_data *d0, *d;
+	dojo_moves *mv;
+	char text[256], why[1024], path[4096];
+	int s, k, len, bad_valid = 0, bad_same = 0, moves = 0, r;
+	bool reassoc, tolerant;
+
+	p0 = dojo_program_read_file(file);
+	if (!p0) {
+		result(false, "%s: reads%s", file, "");
+		printf("#   %s\n", dojo_error_last());
+		return;
+	}
+	d0 = run(p0);
+	/* every legal move at the start, then its inverse */
+	mv = dojo_moves_new(p0, "c");
+	r = dojo_moves_list(mv, NULL, 0, inverse_one, p0);
+	dojo_moves_free(mv);
+	result(r == 0, "%s: every legal move then its inverse gives the "
+	    "start back%s", file, "");
+	/* random legal sequences */
+	for (s = 0; s < nseq; s++) {
+		p = dojo_program_copy(p0);
+		len = 1 + (int)(rng() % 15);
+		tolerant = false;
+		path[0] = '\0';
+		for (k = 0; k < len; k++) {
+			next = random_move(p, text, sizeof text, &reassoc);
+			if (!next)
+				break;
+			moves++;
+			tolerant |= reassoc;
+			snprintf(path + strlen(path), sizeof path - strlen(path),
+			    "%s%s", k ? ", " : "", text);
+			dojo_program_free(p);
+			p = next;
+			if (!valid_text(p, why, sizeof why)) {
+				if (bad_valid++ < 3)
+					printf("#   after %s: %s\n", path, why);
+				break;
+			}
+		}
+		d = run(p);
+		if (!d || !d0 || !same_outputs(p0, d0, p, d, tolerant, why,
+		    sizeof why)) {
+			if (bad_same++ < 3)
+				printf("#   after %s: %s\n", path,
+				    d ? why : dojo_error_last());
+		}
+		dojo_data_free(d);
+		dojo_program_free(p);
+	}
+	snprintf(why, sizeof why, " (%d sequences, %d moves)", nseq, moves);
+	result(bad_valid == 0, "%s: every moved program is valid and reads "
+	    "back%s", file, why);
+	result(bad_same == 0, "%s: moved programs compute the same outputs%s",
+	    file, why);
+	/* one long session */
+	p = dojo_program_copy(p0);
+	bad_valid = 0;
+	for (k = 0; k < nsession; k++) {
+		next = random_move(p, text, sizeof text, &reassoc);
+		if (!next)
+			break;
+		dojo_program_free(p);
+		p = next;
+		if (!valid_text(p, why, sizeof why)) {
+			printf("#   move %d, %s: %s\n", k + 1, text, why);
+			bad_valid = 1;
+			break;
+		}
+	}
+	snprintf(why, sizeof why, " (%d moves)", k);
+	result(bad_valid == 0 && k == nsession, "%s: a session of random "
+	    "moves stays valid%s", file, why);
+	dojo_program_free(p);
+	dojo_data_free(d0);
+	dojo_program_free(p0);
+}
+
+int
+main(int argc, char **argv)
+{
+	const char *e;
+	int nseq = 200, nsession = 1000, i;
+
+	if ((e = getenv("DOJO_SEQUENCES")))
+		nseq = atoi(e);
+	if ((e = getenv("DOJO_SESSION")))
+		nsession = atoi(e);
+	rng_state = 42;
+	for (i = 1; i < argc; i++)
+		test_file(argv[i], nseq, nsession);
+	printf("1..%d\n", tap_n);
+	return failed;
+}

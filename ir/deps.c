@@ -637,6 +637,12 @@ write_covers(const struct model *m, const struct xacc *x, const struct xacc *y)
 int
 dojo_deps_check_reads(dojo_program *prog)
 {
+	return dojo_deps_check_reads_of(prog, NULL);
+}
+
+int
+dojo_deps_check_reads_of(dojo_program *prog, const bool *arrays)
+{
 	struct xacc_list xl;
 	struct model m;
 	isl_ctx *ctx = NULL;
@@ -655,7 +661,8 @@ dojo_deps_check_reads(dojo_program *prog)
 	for (i = 0; i < xl.n && !bad; i++) {
 		const struct xacc *y = &xl.x[i];
 
-		if (y->write || !needs_write(prog, y->acc->array))
+		if (y->write || !needs_write(prog, y->acc->array) ||
+		    (arrays && !arrays[y->acc->array]))
 			continue;
 		for (j = 0; j < xl.n; j++)
 			if (xl.x[j].write && xl.x[j].acc->array == y->acc->array &&
@@ -663,6 +670,16 @@ dojo_deps_check_reads(dojo_program *prog)
 				break;
 		if (j < xl.n)
 			continue;
+		/* the first instance of y comes before every instance of
+		 * the operations after it in the tree, and of its own */
+		for (j = 0; j < xl.n; j++)
+			if (xl.x[j].write && xl.x[j].acc->array == y->acc->array &&
+			    xl.x[j].stmt < y->stmt)
+				break;
+		if (j == xl.n) {
+			bad = y->acc;
+			break;
+		}
 		if (!ctx && !(ctx = new_ctx())) {
 			rc = dojo_error_set("out of memory");
 			goto out;
@@ -730,6 +747,9 @@ struct dojo_deps {
 	struct dep *dep;
 	int n;
 	bool *reduction;	/* per statement */
+	struct xacc_list xl;
+	/* per buffer, when a fold of it was asked: value flow, order */
+	isl_union_map **flow, **order;
 };
 
 /* Whether "a" reads array "array" anywhere. */
@@ -904,6 +924,13 @@ dojo_deps_free(dojo_deps *deps)
 	}
 	free(deps->dep);
 	free(deps->reduction);
+	for (i = 0; deps->flow && i < deps->m.prog->decls->nbuf; i++) {
+		isl_union_map_free(deps->flow[i]);
+		isl_union_map_free(deps->order[i]);
+	}
+	free(deps->flow);
+	free(deps->order);
+	free(deps->xl.x);
 	free(deps->m.st);
 	if (deps->ctx)
 		isl_ctx_free(deps->ctx);
@@ -978,7 +1005,7 @@ dojo_deps_new(dojo_program *prog)
 		d->delta = distances(u, d->m);
 		summarize(d);
 	}
-	free(xl.x);
+	deps->xl = xl;
 	return deps;
 out_free:
 	free(xl.x);
@@ -1090,7 +1117,7 @@ dojo_deps_describe(struct dojo_strbuf *sb, dojo_deps *deps, int k,
 	const struct stmt *first, *second;
 	isl_point *pt = NULL;
 	isl_val *v;
-	int dir[DOJO_MAX_DEPTH], i, kind = -1, variant, lex = 0;
+	int dir[DOJO_MAX_DEPTH], i, kind = -1, variant, lex = 0, shared;
 	const char *name;
 
 	/* a witness: a distance vector the move would break */
@@ -1105,6 +1132,7 @@ dojo_deps_describe(struct dojo_strbuf *sb, dojo_deps *deps, int k,
 			else
 				isl_point_free(pt);
 		}
+	shared = shared_scopes(&deps->m, d->src, d->dst);
 	for (i = 0; i < d->m; i++) {
 		dir[i] = 0;
 		if (kind >= 0) {
@@ -1112,7 +1140,9 @@ dojo_deps_describe(struct dojo_strbuf *sb, dojo_deps *deps, int k,
 			dir[i] = isl_val_sgn(v);
 			isl_val_free(v);
 		}
-		if (!lex)
+		/* the order of two instances: their shared scopes, then
+		 * the tree */
+		if (!lex && i < shared)
 			lex = dir[i];
 	}
 	isl_point_free(pt);
@@ -1155,193 +1185,222 @@ dojo_deps_is_reduction(dojo_deps *deps, const int *path, int n)
 }
 
 
-/* "S<s>[i] -> [p0, i0, p1, i1, ..., pk, 0, ...]" padded to "depth". */
+/* Add "k * aff" of access "x" on side "j" (0: i, 1: j) to row "r". */
 static void
-add_schedule(struct dojo_strbuf *sb, int s, const struct stmt *st, int depth)
+row_add_aff(int64_t *r, const struct cons *c, const struct dojo_aff *aff,
+    int side, int64_t k)
 {
-	int i;
+	int t;
 
-	add_tuple(sb, s, st, 'i');
-	dojo_strbuf_puts(sb, " -> [");
-	for (i = 0; i < st->depth; i++)
-		dojo_strbuf_printf(sb, "%d, i%d, ", st->pos[i], i);
-	dojo_strbuf_printf(sb, "%d", st->pos[st->depth]);
-	for (i = st->depth; i < depth; i++)
-		dojo_strbuf_puts(sb, ", 0, 0");
-	dojo_strbuf_puts(sb, "] : 1 = 1");
-	add_box(sb, st, 'i');
-	dojo_strbuf_puts(sb, "; ");
-}
-
-static void
-add_access_map(struct dojo_strbuf *sb, const dojo_program *prog, int s,
-    const struct stmt *st, const struct dojo_access *acc)
-{
-	int i;
-
-	add_tuple(sb, s, st, 'i');
-	dojo_strbuf_printf(sb, " -> a_%s[", prog->decls->arr[acc->array].name);
-	for (i = 0; i < acc->nidx; i++) {
-		if (i)
-			dojo_strbuf_puts(sb, ", ");
-		add_aff(sb, &acc->idx[i], 'i');
-	}
-	dojo_strbuf_puts(sb, "] : 1 = 1");
-	add_box(sb, st, 'i');
-	dojo_strbuf_puts(sb, "; ");
+	r[0] += k * aff->c;
+	for (t = 0; t < aff->n; t++)
+		r[1 + (side ? c->ni : 0) + aff->t[t].d] += k * aff->t[t].k;
 }
 
 static isl_union_map *
-union_read(isl_ctx *ctx, struct dojo_strbuf *sb)
+umap_add(isl_union_map *u, isl_map *map)
 {
-	isl_union_map *u;
+	return isl_union_map_add_map(u, map);
+}
 
-	dojo_strbuf_puts(sb, "}");
-	u = sb->oom ? NULL : isl_union_map_read_from_str(ctx, sb->s);
-	dojo_strbuf_release(sb);
+/* The writes and reads of buffer "b" as (statement, access) pairs. */
+static isl_union_map *
+flow_relation(isl_ctx *ctx, const struct model *m, const struct xacc_list *xl,
+    int b, bool write_src, bool write_dst)
+{
+	isl_union_map *u = isl_union_map_empty(isl_space_params_alloc(ctx, 0));
+	int i, j;
+
+	for (i = 0; i < xl->n; i++) {
+		const struct xacc *x = &xl->x[i];
+
+		if (x->write != write_src || buffer_of(m->prog, x->acc) != b)
+			continue;
+		for (j = 0; j < xl->n; j++) {
+			const struct xacc *y = &xl->x[j];
+
+			if (y->write != write_dst ||
+			    buffer_of(m->prog, y->acc) != b)
+				continue;
+			u = umap_add(u, rel(ctx, m, x->stmt, x->acc, y->stmt,
+			    y->acc, REL_LOGICAL, true));
+		}
+	}
 	return u;
+}
+
+/* w2 -> r1 pairs of writes w1, w2 to one slot ("d" folded to "n", the
+ * other folds as they are), elements different, w1 before w2. */
+static isl_union_map *
+slot_pairs(isl_ctx *ctx, const struct model *m, const struct xacc_list *xl,
+    int b, int d, int64_t n)
+{
+	const struct dojo_buffer *buf = &m->prog->decls->buf[b];
+	isl_union_map *u = isl_union_map_empty(isl_space_params_alloc(ctx, 0));
+	int i, j, k, sign, nq = 0, q, dim, nj;
+	int64_t f, *r;
+	struct cons *c;
+	isl_map *map;
+	char name[16];
+
+	for (dim = 0; dim < buf->ndim; dim++)
+		nq += (dim == d ? n : buf->fold[dim]) != 0;
+	for (i = 0; i < xl->n; i++) {
+		const struct xacc *x = &xl->x[i];
+
+		if (!x->write || buffer_of(m->prog, x->acc) != b)
+			continue;
+		for (j = 0; j < xl->n; j++) {
+			const struct xacc *y = &xl->x[j];
+
+			if (!y->write || buffer_of(m->prog, y->acc) != b)
+				continue;
+			nj = m->st[y->stmt].depth;
+			for (k = 0; k < buf->ndim; k++)
+				for (sign = -1; sign <= 1; sign += 2) {
+					c = cons_new(m->st[x->stmt].depth, nj + nq,
+					    2 * buf->ndim + 2);
+					if (!c)
+						return u;
+					cons_boxes(c, m, x->stmt, y->stmt);
+					for (dim = 0, q = 0; dim < buf->ndim; dim++) {
+						f = dim == d ? n : buf->fold[dim];
+						r = cons_row(c, true);
+						row_add_aff(r, c, &x->acc->idx[dim], 0, 1);
+						row_add_aff(r, c, &y->acc->idx[dim], 1, -1);
+						if (f)
+							r[1 + c->ni + nj + q++] = -f;
+					}
+					/* another element: index k differs */
+					r = cons_row(c, false);
+					row_add_aff(r, c, &x->acc->idx[k], 0, sign);
+					row_add_aff(r, c, &y->acc->idx[k], 1, -sign);
+					r[0] -= 1;
+					map = cons_before(ctx, c, m, x->stmt, y->stmt);
+					cons_free(c);
+					map = isl_map_project_out(map, isl_dim_out, nj,
+					    nq);
+					snprintf(name, sizeof name, "S%d", y->stmt);
+					map = isl_map_set_tuple_name(map, isl_dim_out,
+					    name);
+					u = umap_add(u, map);
+				}
+		}
+	}
+	return u;
+}
+
+/* The instance pairs of the statements touching "b", the first before. */
+static isl_union_map *
+before_pairs(isl_ctx *ctx, const struct model *m, const struct xacc_list *xl,
+    int b)
+{
+	isl_union_map *u = isl_union_map_empty(isl_space_params_alloc(ctx, 0));
+	bool *used = calloc(m->n + 1, sizeof *used);
+	int i, j;
+
+	if (!used)
+		return u;
+	for (i = 0; i < xl->n; i++)
+		if (buffer_of(m->prog, xl->x[i].acc) == b)
+			used[xl->x[i].stmt] = true;
+	for (i = 0; i < m->n; i++)
+		for (j = 0; j < m->n; j++)
+			if (used[i] && used[j])
+				u = umap_add(u, rel(ctx, m, i, NULL, j, NULL,
+				    REL_ANY, true));
+	free(used);
+	return u;
+}
+
+/* The value flow of buffer "b" (w1 -> r1: r1 reads what w1 wrote, no
+ * write of the element between) and the order of its statements. */
+static void
+fold_relations(isl_ctx *ctx, const struct model *m,
+    const struct xacc_list *xl, int b, isl_union_map **flow,
+    isl_union_map **order)
+{
+	isl_union_map *M, *X;
+
+	M = flow_relation(ctx, m, xl, b, true, false);
+	X = flow_relation(ctx, m, xl, b, true, true);
+	X = isl_union_map_apply_range(X, isl_union_map_copy(M));
+	*flow = isl_union_map_subtract(M, X);
+	*order = isl_union_map_reverse(before_pairs(ctx, m, xl, b));
+}
+
+/* 1 when a write to r1's slot comes after r1's value was written and
+ * before r1 reads it. */
+static int
+fold_conflict(isl_ctx *ctx, const struct model *m, const struct xacc_list *xl,
+    int b, int d, int64_t n, isl_union_map *flow, isl_union_map *order)
+{
+	isl_union_map *T;
+	isl_bool empty;
+
+	T = isl_union_map_apply_range(isl_union_map_reverse(
+	    isl_union_map_copy(flow)), slot_pairs(ctx, m, xl, b, d, n));
+	T = isl_union_map_intersect(T, isl_union_map_copy(order));
+	empty = isl_union_map_is_empty(T);
+	isl_union_map_free(T);
+	if (empty < 0)
+		return dojo_error_set("%s: dependence analysis failed",
+		    m->prog->file);
+	return !empty;
 }
 
 int
 dojo_deps_fold_live(dojo_program *prog, int b, int d, int64_t n, char *why,
     size_t len)
 {
-	struct dojo_strbuf rd, wr, sc, extra, ww, bf;
 	struct xacc_list xl = { 0 };
 	struct model m;
 	isl_ctx *ctx;
-	isl_union_map *R, *W, *S, *F, *WW, *B, *X;
-	isl_union_access_info *ai;
-	isl_union_flow *flow;
-	isl_bool empty;
-	bool *used;
-	int i, j, k, maxd = 0, rc = -1;
+	isl_union_map *flow, *order;
+	int rc = -1;
 
 	if (model_init(&m, prog) < 0)
 		return -1;
-	used = calloc(m.n + 1, sizeof *used);
 	ctx = new_ctx();
-	if (!used || !ctx || xacc_collect(&xl, &m) < 0) {
+	if (!ctx || xacc_collect(&xl, &m) < 0) {
 		dojo_error_set("out of memory");
 		goto out;
 	}
-	for (i = 0; i < xl.n; i++)
-		if (buffer_of(prog, xl.x[i].acc) == b) {
-			used[xl.x[i].stmt] = true;
-			if (m.st[xl.x[i].stmt].depth > maxd)
-				maxd = m.st[xl.x[i].stmt].depth;
-		}
-	dojo_strbuf_init(&rd);
-	dojo_strbuf_init(&wr);
-	dojo_strbuf_init(&sc);
-	dojo_strbuf_init(&ww);
-	dojo_strbuf_init(&bf);
-	dojo_strbuf_puts(&rd, "{ ");
-	dojo_strbuf_puts(&wr, "{ ");
-	dojo_strbuf_puts(&sc, "{ ");
-	dojo_strbuf_puts(&ww, "{ ");
-	dojo_strbuf_puts(&bf, "{ ");
-	for (i = 0; i < m.n; i++)
-		if (used[i])
-			add_schedule(&sc, i, &m.st[i], maxd);
-	for (i = 0; i < xl.n; i++) {
-		const struct xacc *x = &xl.x[i];
-
-		if (buffer_of(prog, x->acc) != b)
-			continue;
-		add_access_map(x->write ? &wr : &rd, prog, x->stmt,
-		    &m.st[x->stmt], x->acc);
-		if (!x->write)
-			continue;
-		for (j = 0; j < xl.n; j++) {
-			const struct xacc *y = &xl.x[j];
-			isl_map *map;
-			char *text;
-
-			if (!y->write || buffer_of(prog, y->acc) != b)
-				continue;
-			/* w1 -> w2: before, same slot, another element */
-			dojo_strbuf_init(&extra);
-			add_same_element(&extra, prog, x->acc, y->acc, true, d, n);
-			dojo_strbuf_puts(&extra, " and (");
-			for (k = 0; k < x->acc->nidx; k++) {
-				dojo_strbuf_puts(&extra, k ? " or " : "");
-				add_aff(&extra, &x->acc->idx[k], 'i');
-				dojo_strbuf_puts(&extra, " < ");
-				add_aff(&extra, &y->acc->idx[k], 'j');
-				dojo_strbuf_puts(&extra, " or ");
-				add_aff(&extra, &x->acc->idx[k], 'i');
-				dojo_strbuf_puts(&extra, " > ");
-				add_aff(&extra, &y->acc->idx[k], 'j');
-			}
-			dojo_strbuf_puts(&extra, ")");
-			map = pair_map(ctx, &m, x->stmt, y->stmt, &extra);
-			dojo_strbuf_release(&extra);
-			text = isl_map_to_str(map);
-			isl_map_free(map);
-			if (text) {
-				/* "{ ... }" into the union */
-				size_t l = strlen(text);
-
-				if (l > 4) {
-					dojo_strbuf_add(&ww, text + 1, l - 2);
-					dojo_strbuf_puts(&ww, "; ");
-				}
-				free(text);
-			}
-		}
-	}
-	/* r1 -> w2 with w2 before r1, over the statements that read/write */
-	for (i = 0; i < m.n; i++)
-		for (j = 0; j < m.n; j++) {
-			isl_map *map;
-			char *text;
-
-			if (!used[i] || !used[j])
-				continue;
-			map = rel(ctx, &m, i, NULL, j, NULL, REL_ANY, true);
-			text = isl_map_to_str(map);
-			isl_map_free(map);
-			if (text) {
-				size_t l = strlen(text);
-
-				if (l > 4) {
-					dojo_strbuf_add(&bf, text + 1, l - 2);
-					dojo_strbuf_puts(&bf, "; ");
-				}
-				free(text);
-			}
-		}
-	R = union_read(ctx, &rd);
-	W = union_read(ctx, &wr);
-	S = union_read(ctx, &sc);
-	WW = union_read(ctx, &ww);
-	B = union_read(ctx, &bf);
-	ai = isl_union_access_info_from_sink(R);
-	ai = isl_union_access_info_set_must_source(ai, W);
-	ai = isl_union_access_info_set_schedule_map(ai, S);
-	flow = isl_union_access_info_compute_flow(ai);
-	F = isl_union_flow_get_must_dependence(flow);
-	isl_union_flow_free(flow);
-	/* r1 -> w2 where w2 overwrites the slot of r1's value in between */
-	X = isl_union_map_apply_range(isl_union_map_reverse(F), WW);
-	X = isl_union_map_intersect(X, isl_union_map_reverse(B));
-	empty = isl_union_map_is_empty(X);
-	isl_union_map_free(X);
-	if (empty < 0) {
-		dojo_error_set("%s: dependence analysis failed", prog->file);
-		goto out;
-	}
-	rc = !empty;
-	if (rc && why)
+	fold_relations(ctx, &m, &xl, b, &flow, &order);
+	rc = fold_conflict(ctx, &m, &xl, b, d, n, flow, order);
+	isl_union_map_free(flow);
+	isl_union_map_free(order);
+	if (rc > 0 && why)
 		snprintf(why, len, "a value of '%s' would be overwritten in its "
 		    "slot before its last read", prog->decls->buf[b].name);
 out:
-	free(used);
 	free(xl.x);
 	free(m.st);
 	if (ctx)
 		isl_ctx_free(ctx);
+	return rc;
+}
+
+int
+dojo_deps_fold_conflict(dojo_deps *deps, int b, int d, int64_t n, char *why,
+    size_t len)
+{
+	int nbuf = deps->m.prog->decls->nbuf, rc;
+
+	if (!deps->flow) {
+		deps->flow = calloc(nbuf, sizeof *deps->flow);
+		deps->order = calloc(nbuf, sizeof *deps->order);
+		if (!deps->flow || !deps->order)
+			return dojo_error_set("out of memory");
+	}
+	if (!deps->flow[b])
+		fold_relations(deps->ctx, &deps->m, &deps->xl, b,
+		    &deps->flow[b], &deps->order[b]);
+	rc = fold_conflict(deps->ctx, &deps->m, &deps->xl, b, d, n,
+	    deps->flow[b], deps->order[b]);
+	if (rc > 0 && why)
+		snprintf(why, len, "a value of '%s' would be overwritten in its "
+		    "slot before its last read", deps->m.prog->decls->buf[b].name);
 	return rc;
 }
 

@@ -14,6 +14,8 @@ typedef struct dojo_deps dojo_deps;
 /* Refuse a read of an out array or of a temporary that no earlier write
  * reaches (spec/IR.md section 3, rule 3).  0, or -1 with FILE:LINE:COL. */
 int dojo_deps_check_reads(dojo_program *prog);
+/* The same for the reads of the arrays "arrays" marks (by index). */
+int dojo_deps_check_reads_of(dojo_program *prog, const bool *arrays);
 
 /* Every memory-based dependence (flow, anti, output) between operation
  * instances, on storage (folded slots, buffers shared by arrays). */
@@ -57,6 +59,9 @@ bool dojo_deps_is_reduction(dojo_deps *deps, const int *path, int n);
  * overwrite a value still to be read: 1 (with a sentence in "why"), 0, or
  * -1 on error. */
 int dojo_deps_fold_live(dojo_program *prog, int b, int d, int64_t n,
+    char *why, size_t len);
+/* The same, with the relations of "deps" kept for the next question. */
+int dojo_deps_fold_conflict(dojo_deps *deps, int b, int d, int64_t n,
     char *why, size_t len);
 /* Whether the live ranges of the arrays of buffers "b1" and "b2" overlap:
  * 1, 0, or -1 on error. */

@@ -6,6 +6,7 @@
 #include "strbuf.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1243,21 +1244,36 @@ clear_inverse(struct dojo_action *out, dojo_moves *mv,
 	return -1;
 }
 
-/* Refuse "a" when its result breaks a rule of the language (registers
- * indexed by scopes not unrolled, reads before writes when "reads"). */
+/* Refuse "a" when its result breaks a rule of the language: registers
+ * indexed by scopes not unrolled, bounds; when "array" names an array,
+ * also a read of it, or of the array the move adds, before a write. */
 static int
-check_result(dojo_moves *mv, const struct dojo_action *a, bool reads)
+check_result(dojo_moves *mv, const struct dojo_action *a, const char *array)
 {
 	char why[DOJO_ERROR_MAX];
 	const char *m, *colon;
 	dojo_program *p;
-	int r;
+	bool *arrays = NULL;
+	int r, k;
 
 	p = dojo_moves_apply_unchecked(mv, a);
 	if (!p)
 		return -1;
-	r = reads ? dojo_program_validate(p) :
-	    dojo_program_validate_structure(p);
+	r = dojo_program_validate_structure(p);
+	if (r == 0 && array) {
+		arrays = calloc(p->decls->narr, sizeof *arrays);
+		if (!arrays) {
+			dojo_program_free(p);
+			return dojo_error_set("out of memory");
+		}
+		k = dojo_program_find_array(p, array);
+		if (k >= 0)
+			arrays[k] = true;
+		if (p->decls->narr > mv->prog->decls->narr)
+			arrays[p->decls->narr - 1] = true;
+		r = dojo_deps_check_reads_of(p, arrays);
+		free(arrays);
+	}
 	if (r < 0) {
 		/* drop the FILE:LINE:COL: of the generated text */
 		m = dojo_error_last();
@@ -1436,9 +1452,11 @@ fold_values(dojo_moves *mv, const struct dojo_action *a, int i,
 	}
 	if (a->num[0] < 0 || a->num[0] >= mv->prog->decls->buf[b].ndim)
 		return 0;
+	/* windows of 1 to 4 slots: scalars, and the windows of stencils */
 	e = mv->prog->decls->buf[b].ext[a->num[0]];
-	out[n++] = 1;
-	return n + divisors(e, out + n, max - n);
+	for (n = 0; n < 4 && n + 1 < e && n < max; n++)
+		out[n] = n + 1;
+	return n;
 }
 
 static int
@@ -1462,7 +1480,10 @@ fold_check(dojo_moves *mv, const struct dojo_action *a)
 	if (a->num[1] < 1 || a->num[1] >= b->ext[d])
 		return refuse(a, "the slots must be between 1 and %lld",
 		    (long long)b->ext[d] - 1);
-	r = dojo_deps_fold_live(mv->prog, bi, d, a->num[1], why, sizeof why);
+	if (!deps_of(mv))
+		return -1;
+	r = dojo_deps_fold_conflict(mv->deps, bi, d, a->num[1], why,
+	    sizeof why);
 	if (r < 0)
 		return -1;
 	if (r > 0)
@@ -1577,7 +1598,7 @@ reuse_check(dojo_moves *mv, const struct dojo_action *a)
 	if (r > 0)
 		return refuse(a, "the live ranges of '%s' and '%s' overlap",
 		    b->name, a->name2);
-	return check_result(mv, a, false);
+	return check_result(mv, a, NULL);
 }
 
 static dojo_program *
@@ -1782,7 +1803,7 @@ cache_check(dojo_moves *mv, const struct dojo_action *a)
 		return refuse(a, "the copies cannot go inside a vector scope");
 	/* the result must be a valid program (reads of the copy, registers) */
 	(void)box_covered;
-	return check_result(mv, a, true);
+	return check_result(mv, a, a->name);
 }
 
 /* Whether a write of the subtree covers the whole box: a write whose
@@ -1798,12 +1819,14 @@ struct cache_ctx {
 	int array, to;
 	int p;
 	const struct box *bx;
+	const int *perm;	/* dimension k of the copy is perm[k] of A */
 };
 
 static int
 cache_rewrite(struct dojo_access *acc, void *payload)
 {
 	struct cache_ctx *c = payload;
+	struct dojo_aff old[DOJO_MAX_DIMS];
 	int i, j, k;
 
 	if (acc->array != c->array)
@@ -1818,18 +1841,21 @@ cache_rewrite(struct dojo_access *acc, void *payload)
 		aff->n = k;
 		aff->c -= c->bx->lo[i];
 	}
+	memcpy(old, acc->idx, sizeof *old * acc->nidx);
+	for (i = 0; i < acc->nidx; i++)
+		acc->idx[i] = old[c->perm[i]];
 	return 0;
 }
 
 /* The copy nest: "into" the copy when "in", else back out of it. */
 static struct dojo_node *
 copy_nest(const struct box *bx, int array, int copy, int p, bool in,
-    char flag)
+    char flag, const int *perm)
 {
 	struct dojo_node *op, *top = NULL, *cur = NULL, *s;
 	struct dojo_access *dst, *src;
 	struct dojo_expr *e;
-	int i, depth = p, ndim = 0;
+	int i, k, depth = p, ndim = 0;
 	int64_t size;
 
 	op = dojo_node_new_op();
@@ -1849,10 +1875,14 @@ copy_nest(const struct box *bx, int array, int copy, int p, bool in,
 		goto out_free;
 	dst->nidx = src->nidx = ndim;
 	for (i = 0; i < ndim; i++) {
-		size = bx->hi[i] - bx->lo[i] + 1;
 		if (aff_copy(&src->idx[i], &bx->outer[i]) < 0)
 			goto out_free;
 		src->idx[i].c = bx->lo[i];
+	}
+	/* the scopes in the order of the copy's dimensions */
+	for (k = 0; k < ndim; k++) {
+		i = perm[k];
+		size = bx->hi[i] - bx->lo[i] + 1;
 		if (size == 1)
 			continue;
 		s = dojo_node_new_scope(size, flag);
@@ -1866,7 +1896,7 @@ copy_nest(const struct box *bx, int array, int copy, int p, bool in,
 		}
 		cur = s;
 		if (aff_add_term(&src->idx[i], depth, 1) < 0 ||
-		    aff_add_term(&dst->idx[i], depth, 1) < 0)
+		    aff_add_term(&dst->idx[k], depth, 1) < 0)
 			goto out_free;
 		depth++;
 	}
@@ -1886,7 +1916,8 @@ out_free:
 }
 
 static dojo_program *
-cache_build(dojo_moves *mv, const struct dojo_action *a, int copy_in)
+cache_build(dojo_moves *mv, const struct dojo_action *a, int copy_in,
+    const int *perm, enum dojo_loc loc, const char *suffix)
 {
 	struct dojo_node *x = node_at(mv->prog, a->path, a->npath);
 	struct dojo_node *repl[3], *body;
@@ -1903,14 +1934,14 @@ cache_build(dojo_moves *mv, const struct dojo_action *a, int copy_in)
 	if (cache_box(mv, a, &bx) < 0)
 		return NULL;
 	need_in = copy_in;
-	/* a fresh name: A_c, A_c2, ... */
+	/* a fresh name: A_c, A_c2, ... (A_p, A_p2 for a pack) */
 	for (k = 1;; k++) {
 		if (k == 1)
-			snprintf(name, sizeof name, "%.*s_c", DOJO_MAX_NAME - 2,
-			    a->name);
+			snprintf(name, sizeof name, "%.*s_%s", DOJO_MAX_NAME - 2,
+			    a->name, suffix);
 		else
-			snprintf(name, sizeof name, "%.*s_c%d",
-			    DOJO_MAX_NAME - 6, a->name, k % 10000);
+			snprintf(name, sizeof name, "%.*s_%s%d",
+			    DOJO_MAX_NAME - 6, a->name, suffix, k % 10000);
 		if (dojo_program_find_buffer(mv->prog, name) < 0 &&
 		    dojo_program_find_array(mv->prog, name) < 0)
 			break;
@@ -1923,10 +1954,10 @@ cache_build(dojo_moves *mv, const struct dojo_action *a, int copy_in)
 	*nb = d->buf[src];
 	snprintf(nb->name, sizeof nb->name, "%s", name);
 	nb->role = DOJO_TEMP;
-	nb->loc = a->loc;
+	nb->loc = loc;
 	nb->explicit_arrays = false;
 	for (i = 0; i < nb->ndim; i++) {
-		nb->ext[i] = bx.hi[i] - bx.lo[i] + 1;
+		nb->ext[i] = bx.hi[perm[i]] - bx.lo[perm[i]] + 1;
 		nb->fold[i] = 0;
 	}
 	memset(&d->arr[d->narr], 0, sizeof *d->arr);
@@ -1937,6 +1968,7 @@ cache_build(dojo_moves *mv, const struct dojo_action *a, int copy_in)
 	cc.to = d->narr;
 	cc.p = bx.p;
 	cc.bx = &bx;
+	cc.perm = perm;
 	d->nbuf++;
 	d->narr++;
 	body = rewrite_tree(x, &rw);
@@ -1946,11 +1978,11 @@ cache_build(dojo_moves *mv, const struct dojo_action *a, int copy_in)
 	}
 	if (need_in)
 		repl[n++] = copy_nest(&bx, bx.array, cc.to, bx.p, true,
-		    a->loc == DOJO_REG ? 'u' : 0);
+		    loc == DOJO_REG ? 'u' : 0, perm);
 	repl[n++] = body;
 	if (bx.writes)
 		repl[n++] = copy_nest(&bx, bx.array, cc.to, bx.p, false,
-		    a->loc == DOJO_REG ? 'u' : 0);
+		    loc == DOJO_REG ? 'u' : 0, perm);
 	for (i = 0; i < n; i++)
 		if (!repl[i]) {
 			while (n--)
@@ -1973,21 +2005,248 @@ cache_build(dojo_moves *mv, const struct dojo_action *a, int copy_in)
 static dojo_program *
 cache_apply(dojo_moves *mv, const struct dojo_action *a)
 {
+	static const int identity[DOJO_MAX_DIMS] = {
+		0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17,
+		18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31
+	};
 	dojo_program *p;
 	struct box bx;
+	bool *copy;
+	int r;
 
 	if (cache_box(mv, a, &bx) < 0)
 		return NULL;
 	if (!bx.covered)
-		return cache_build(mv, a, true);
-	p = cache_build(mv, a, false);
+		return cache_build(mv, a, true, identity, a->loc, "c");
+	p = cache_build(mv, a, false, identity, a->loc, "c");
 	if (!p || !bx.reads)
 		return p;
-	if (dojo_deps_check_reads(p) == 0)
+	/* does X read its copy before writing it? */
+	copy = calloc(p->decls->narr, sizeof *copy);
+	if (!copy) {
+		dojo_program_free(p);
+		return NULL;
+	}
+	copy[p->decls->narr - 1] = true;
+	r = dojo_deps_check_reads_of(p, copy);
+	free(copy);
+	if (r == 0)
 		return p;
 	dojo_program_free(p);
 	dojo_error_clear();
-	return cache_build(mv, a, true);
+	return cache_build(mv, a, true, identity, a->loc, "c");
+}
+
+/*
+ * pack X A ORDER: copy the box of A that X reads into a new heap buffer
+ * whose dimensions come in ORDER (a panel), before X
+ */
+
+static int
+pack_check(dojo_moves *mv, const struct dojo_action *a)
+{
+	struct box bx;
+	const struct dojo_buffer *buf;
+	bool seen[DOJO_MAX_DIMS] = { false };
+	int i;
+
+	if (cache_box(mv, a, &bx) < 0)
+		return -1;
+	buf = &mv->prog->decls->buf[mv->prog->decls->arr[bx.array].buffer];
+	if (bx.writes)
+		return refuse(a, "the subtree writes '%s' (pack copies in only; "
+		    "use cache)", a->name);
+	if (a->nperm != buf->ndim)
+		return refuse(a, "the order names %d dimensions, '%s' has %d",
+		    a->nperm, a->name, buf->ndim);
+	for (i = 0; i < a->nperm; i++) {
+		if (a->perm[i] < 0 || a->perm[i] >= buf->ndim || seen[a->perm[i]])
+			return refuse(a, "the order is not a permutation of "
+			    "0..%d", buf->ndim - 1);
+		seen[a->perm[i]] = true;
+	}
+	for (i = 0; i < buf->ndim; i++)
+		if (buf->fold[i])
+			return refuse(a, "'%s' is folded", a->name);
+	return check_result(mv, a, a->name);
+}
+
+static dojo_program *
+pack_apply(dojo_moves *mv, const struct dojo_action *a)
+{
+	return cache_build(mv, a, true, a->perm, DOJO_HEAP, "p");
+}
+
+/*
+ * rfactor S: a reduction over S and its only child scope L becomes partial
+ * results P[l] (L carries no dependence then), then their reduction
+ */
+
+static int
+rfactor_check(dojo_moves *mv, const struct dojo_action *a)
+{
+	struct dojo_node *s, *l, *op;
+	dojo_deps *deps;
+	int path[DOJO_MAX_DEPTH + 2], p = a->npath - 1;
+
+	if (need_scope(a, mv, &s) < 0)
+		return -1;
+	if (s->n != 1 || s->kids[0]->kind != DOJO_SCOPE ||
+	    s->kids[0]->n != 1 || s->kids[0]->kids[0]->kind != DOJO_OP)
+		return refuse(a, "the scope must hold one scope holding one "
+		    "operation");
+	l = s->kids[0];
+	op = l->kids[0];
+	if (s->flag || l->flag)
+		return refuse(a, "clear the flags of the two scopes first");
+	if (dojo_access_uses(&op->lhs, p) || dojo_access_uses(&op->lhs, p + 1))
+		return refuse(a, "the element written changes with the two "
+		    "scopes");
+	memcpy(path, a->path, sizeof *path * a->npath);
+	path[a->npath] = 0;
+	path[a->npath + 1] = 0;
+	if (!(deps = deps_of(mv)))
+		return -1;
+	if (!dojo_deps_is_reduction(deps, path, a->npath + 2))
+		return refuse(a, "the operation is not a reduction (+=, *=, "
+		    "max= or min= into an element read nowhere else)");
+	return 0;
+}
+
+static double
+identity_of(enum dojo_update u)
+{
+	switch (u) {
+	case DOJO_MUL_SET:
+		return 1;
+	case DOJO_MAX_SET:
+		return -INFINITY;
+	case DOJO_MIN_SET:
+		return INFINITY;
+	default:
+		return 0;
+	}
+}
+
+struct rfactor_ctx {
+	int to;
+	int d;		/* the depth of L's iterator */
+};
+
+/* The update's target becomes P[{d}]. */
+static struct dojo_access
+partial_access(int array, int d)
+{
+	struct dojo_access acc;
+
+	memset(&acc, 0, sizeof acc);
+	acc.array = array;
+	acc.nidx = 1;
+	acc.idx = calloc(1, sizeof *acc.idx);
+	if (acc.idx && aff_add_term(&acc.idx[0], d, 1) < 0) {
+		free(acc.idx);
+		acc.idx = NULL;
+	}
+	return acc;
+}
+
+static dojo_program *
+rfactor_apply(dojo_moves *mv, const struct dojo_action *a)
+{
+	struct dojo_node *s = node_at(mv->prog, a->path, a->npath);
+	struct dojo_node *l = s->kids[0], *op = l->kids[0];
+	struct dojo_node *init, *initop, *body, *bl, *bop, *fin, *finop;
+	struct dojo_node *repl[3];
+	struct dojo_decls *d;
+	struct dojo_buffer *nb;
+	dojo_program *withd, *p = NULL;
+	char name[DOJO_MAX_NAME + 1];
+	int p0 = a->npath - 1, k, pa;
+	const struct dojo_buffer *xb;
+
+	xb = &mv->prog->decls->buf[mv->prog->decls->arr[op->lhs.array].buffer];
+	for (k = 1;; k++) {
+		snprintf(name, sizeof name, k == 1 ? "%.*s_r" : "%.*s_r%d",
+		    DOJO_MAX_NAME - 8, mv->prog->decls->arr[op->lhs.array].name,
+		    k % 10000);
+		if (dojo_program_find_buffer(mv->prog, name) < 0 &&
+		    dojo_program_find_array(mv->prog, name) < 0)
+			break;
+	}
+	d = decls_copy(mv->prog->decls);
+	if (!d)
+		return NULL;
+	nb = &d->buf[d->nbuf];
+	memset(nb, 0, sizeof *nb);
+	snprintf(nb->name, sizeof nb->name, "%s", name);
+	nb->dtype = xb->dtype;
+	nb->ndim = 1;
+	nb->ext[0] = l->size;
+	nb->loc = DOJO_STACK;
+	memset(&d->arr[d->narr], 0, sizeof *d->arr);
+	snprintf(d->arr[d->narr].name, sizeof d->arr[d->narr].name, "%s", name);
+	d->arr[d->narr].buffer = d->nbuf;
+	pa = d->narr;
+	d->nbuf++;
+	d->narr++;
+	/* L'(f): P[{p}] = identity */
+	init = dojo_node_new_scope(l->size, 0);
+	initop = dojo_node_new_op();
+	/* S(N): L(f): P[{p+1}] op= e */
+	body = dojo_node_new_scope(s->size, 0);
+	bl = dojo_node_new_scope(l->size, 0);
+	bop = node_dup(op);
+	/* L''(f): X[idx] op= P[{p}] */
+	fin = dojo_node_new_scope(l->size, 0);
+	finop = dojo_node_new_op();
+	if (!init || !initop || !body || !bl || !bop || !fin || !finop)
+		goto out_free;
+	initop->update = DOJO_SET;
+	initop->lhs = partial_access(pa, p0);
+	initop->rhs = dojo_expr_new(DOJO_E_NUM);
+	if (!initop->lhs.idx || !initop->rhs)
+		goto out_free;
+	initop->rhs->num = identity_of(op->update);
+	dojo_access_release(&bop->lhs);
+	bop->lhs = partial_access(pa, p0 + 1);
+	finop->update = op->update;
+	finop->rhs = dojo_expr_new(DOJO_E_ACCESS);
+	if (!bop->lhs.idx || !finop->rhs ||
+	    access_copy(&finop->lhs, &op->lhs) < 0)
+		goto out_free;
+	finop->rhs->acc = partial_access(pa, p0);
+	if (!finop->rhs->acc.idx)
+		goto out_free;
+	dojo_node_append(init, initop);
+	dojo_node_append(bl, bop);
+	dojo_node_append(body, bl);
+	dojo_node_append(fin, finop);
+	repl[0] = init;
+	repl[1] = body;
+	repl[2] = fin;
+	withd = with_decls(mv->prog, d);
+	if (withd) {
+		p = replace_node(withd, a->path, a->npath, repl, 3);
+		dojo_program_free(withd);
+	}
+	return p;
+out_free:
+	dojo_node_unref(init);
+	dojo_node_unref(initop);
+	dojo_node_unref(body);
+	dojo_node_unref(bl);
+	dojo_node_unref(bop);
+	dojo_node_unref(fin);
+	dojo_node_unref(finop);
+	dojo_decls_unref(d);
+	return NULL;
+}
+
+static int
+pack_values(dojo_moves *mv, const struct dojo_action *a, int i,
+    int64_t *out, int max)
+{
+	return 0;
 }
 
 static int
@@ -2180,6 +2439,12 @@ static const struct dojo_move moves[] = {
 	  cache_check, cache_apply, NULL, cache_values },
 	{ "hoist", "X", "move an invariant operation before its scope", 0,
 	  false, hoist_check, hoist_apply, NULL, NULL },
+	{ "pack", "X A P", "copy the box of A that X reads into a new buffer, "
+	  "dimensions in the order P", 0, false, pack_check, pack_apply, NULL,
+	  pack_values },
+	{ "rfactor", "S", "a reduction over S and its child scope L goes "
+	  "through partial results, one per iteration of L", 0, false,
+	  rfactor_check, rfactor_apply, NULL, NULL },
 };
 static const int n_moves = sizeof moves / sizeof *moves;
 
@@ -2203,6 +2468,7 @@ dojo_move_synopsis(int i)
 		['S'] = "SCOPE", ['X'] = "NODE", ['B'] = "BUFFER",
 		['A'] = "ARRAY", ['f'] = "FACTOR", ['k'] = "POSITION",
 		['d'] = "DIM", ['n'] = "SLOTS", ['L'] = "LOCATION",
+		['P'] = "ORDER",
 	};
 	const char *p;
 	size_t n;
@@ -2269,7 +2535,8 @@ dojo_action_parse(struct dojo_action *out, const char *text)
 			    out->move->name, *args == 'S' ? "scope address" :
 			    *args == 'X' ? "node address" : *args == 'B' ?
 			    "buffer name" : *args == 'A' ? "array name" :
-			    *args == 'L' ? "location" : "number",
+			    *args == 'L' ? "location" : *args == 'P' ?
+			    "dimension order" : "number",
 			    dojo_move_synopsis(out->move - moves));
 		if (len >= sizeof word)
 			return dojo_error_set("%s: argument too long",
@@ -2291,6 +2558,24 @@ dojo_action_parse(struct dojo_action *out, const char *text)
 				    out->move->name);
 			strcpy(*args == 'A' && out->move->args[0] == 'B' ?
 			    out->name2 : out->name, word);
+			break;
+		case 'P':
+			for (w = word; ; ) {
+				if (out->nperm == DOJO_MAX_DIMS || *w < '0' ||
+				    *w > '9')
+					return dojo_error_set("%s: malformed order "
+					    "'%s' (dimensions like 1,0)",
+					    out->move->name, word);
+				out->perm[out->nperm++] = (int)strtol(w, &end,
+				    10);
+				if (!*end)
+					break;
+				if (*end != ',')
+					return dojo_error_set("%s: malformed order "
+					    "'%s' (dimensions like 1,0)",
+					    out->move->name, word);
+				w = end + 1;
+			}
 			break;
 		case 'L':
 			for (i = 0; i < 4; i++)
@@ -2326,7 +2611,7 @@ dojo_action_format(char *out, size_t len, const struct dojo_action *a)
 {
 	const char *args;
 	size_t n;
-	int num = 0;
+	int num = 0, i;
 
 	n = snprintf(out, len, "%s", a->move->name);
 	for (args = a->move->args; *args && n < len; args++) {
@@ -2350,6 +2635,11 @@ dojo_action_format(char *out, size_t len, const struct dojo_action *a)
 		case 'L':
 			n += snprintf(out + n, len - n, " %s",
 			    dojo_loc_name(a->loc));
+			break;
+		case 'P':
+			for (i = 0; i < a->nperm && n < len; i++)
+				n += snprintf(out + n, len - n, "%c%d",
+				    i ? ',' : ' ', a->perm[i]);
 			break;
 		default:
 			n += snprintf(out + n, len - n, " %lld",
@@ -2415,6 +2705,8 @@ dojo_moves_reassociates(dojo_moves *mv, const struct dojo_action *a)
 	struct dojo_dep_query q = { 0 };
 	dojo_deps *deps;
 
+	if (a->move->check == rfactor_check)
+		return true;
 	if (a->move->check != swap_check || !(deps = deps_of(mv)))
 		return false;
 	q.kind = DOJO_DEP_SWAP;
@@ -2517,6 +2809,35 @@ offer_names(struct list_ctx *c, struct dojo_action *a)
 				}
 			} else if ((r = offer_numbers(c, a, 0, nints)) != 0) {
 				return r;
+			}
+		}
+		return 0;
+	}
+	if (strchr(args, 'P')) {
+		for (i = 0; i < prog->decls->narr; i++) {
+			int nd = prog->decls->buf[prog->decls->arr[i].buffer].ndim;
+			int k, np, q[DOJO_MAX_DIMS];
+
+			strcpy(a->name, prog->decls->arr[i].name);
+			a->nperm = nd;
+			/* every order of up to 3 dimensions; else identity and
+			 * reversed */
+			np = nd == 1 ? 1 : nd == 2 ? 2 : nd == 3 ? 6 : 2;
+			for (j = 0; j < np; j++) {
+				for (k = 0; k < nd; k++)
+					q[k] = nd > 3 ? (j ? nd - 1 - k : k) : k;
+				if (nd == 2 && j)
+					q[0] = 1, q[1] = 0;
+				if (nd == 3) {
+					static const int p3[6][3] = {
+						{ 0, 1, 2 }, { 0, 2, 1 }, { 1, 0, 2 },
+						{ 1, 2, 0 }, { 2, 0, 1 }, { 2, 1, 0 }
+					};
+					memcpy(q, p3[j], sizeof p3[j]);
+				}
+				memcpy(a->perm, q, sizeof *q * nd);
+				if ((r = offer(c, a)) != 0)
+					return r;
 			}
 		}
 		return 0;

@@ -20,6 +20,8 @@ struct dojo_action {
 	int64_t num[2];			/* f, k, d, n */
 	int nnum;
 	enum dojo_loc loc;		/* LOC */
+	int perm[DOJO_MAX_DIMS];	/* ORDER: "1,0" */
+	int nperm;
 };
 
 /* The moves, in the order of the action set. */

@@ -314,6 +314,7 @@ main(int argc, char **argv)
 		nseq = atoi(e);
 	if ((e = getenv("DOJO_SESSION")))
 		nsession = atoi(e);
+	setvbuf(stdout, NULL, _IOLBF, 0);
 	rng_state = 42;
 	for (i = 1; i < argc; i++)
 		test_file(argv[i], nseq, nsession);

@@ -81,80 +81,6 @@ model_init(struct model *m, dojo_program *prog)
 	return 0;
 }
 
-/*
- * The text of isl relations.  Statement "s" is S<s>[i0, ...] (or with j as
- * the variables of the second statement of a pair); arrays are a_NAME and
- * buffers' storage b_NAME.
- */
-
-static void
-add_tuple(struct dojo_strbuf *sb, int s, const struct stmt *st, char v)
-{
-	int i;
-
-	dojo_strbuf_printf(sb, "S%d[", s);
-	for (i = 0; i < st->depth; i++)
-		dojo_strbuf_printf(sb, "%s%c%d", i ? ", " : "", v, i);
-	dojo_strbuf_puts(sb, "]");
-}
-
-static void
-add_box(struct dojo_strbuf *sb, const struct stmt *st, char v)
-{
-	int i;
-
-	for (i = 0; i < st->depth; i++)
-		dojo_strbuf_printf(sb, " and 0 <= %c%d < %lld", v, i,
-		    (long long)st->size[i]);
-}
-
-static void
-add_aff(struct dojo_strbuf *sb, const struct dojo_aff *aff, char v)
-{
-	int i;
-
-	dojo_strbuf_printf(sb, "(%lld", (long long)aff->c);
-	for (i = 0; i < aff->n; i++)
-		dojo_strbuf_printf(sb, " + %lld*%c%d", (long long)aff->t[i].k, v,
-		    aff->t[i].d);
-	dojo_strbuf_puts(sb, ")");
-}
-
-/* The iterations of "s" that come before those of "t": a disjunction over
- * the scopes they share, then their order in the tree. */
-static void
-add_before(struct dojo_strbuf *sb, const struct model *m, int s, int t)
-{
-	const struct stmt *a = &m->st[s], *b = &m->st[t];
-	int c = 0, l, k, n = 0;
-
-	/* c: the number of scopes both are inside */
-	for (c = 0; c < a->depth && c < b->depth; c++) {
-		for (k = 0; k <= c; k++)
-			if (a->pos[k] != b->pos[k])
-				break;
-		if (k <= c)
-			break;
-	}
-	dojo_strbuf_puts(sb, " and (");
-	for (l = 0; l < c; l++) {
-		dojo_strbuf_puts(sb, n++ ? " or (" : "(");
-		for (k = 0; k < l; k++)
-			dojo_strbuf_printf(sb, "i%d = j%d and ", k, k);
-		dojo_strbuf_printf(sb, "i%d < j%d)", l, l);
-	}
-	if (s != t && a->pos[c] < b->pos[c]) {
-		dojo_strbuf_puts(sb, n++ ? " or (" : "(");
-		for (k = 0; k < c; k++)
-			dojo_strbuf_printf(sb, "%si%d = j%d", k ? " and " : "",
-			    k, k);
-		dojo_strbuf_puts(sb, c ? ")" : "1 = 1)");
-	}
-	if (n == 0)
-		dojo_strbuf_puts(sb, "1 = 0");
-	dojo_strbuf_puts(sb, ")");
-}
-
 /* One access of an operation: the updated element is read and written. */
 struct xacc {
 	int stmt;
@@ -210,55 +136,7 @@ buffer_of(const dojo_program *prog, const struct dojo_access *acc)
 	return prog->decls->arr[acc->array].buffer;
 }
 
-/* "x" and "y" touch one element (of the array, or of the storage when
- * "storage": folded dimensions by their slot). */
-static void
-add_same_element(struct dojo_strbuf *sb, const dojo_program *prog,
-    const struct dojo_access *x, const struct dojo_access *y, bool storage,
-    int fold_dim, int64_t fold_n)
-{
-	const struct dojo_buffer *buf = &prog->decls->buf[buffer_of(prog, x)];
-	int64_t f;
-	int i;
 
-	for (i = 0; i < x->nidx; i++) {
-		f = !storage ? 0 : i == fold_dim ? fold_n : buf->fold[i];
-		dojo_strbuf_puts(sb, " and ");
-		if (f)
-			dojo_strbuf_puts(sb, "(");
-		add_aff(sb, &x->idx[i], 'i');
-		dojo_strbuf_puts(sb, f ? " - " : " = ");
-		add_aff(sb, &y->idx[i], 'j');
-		if (f)
-			dojo_strbuf_printf(sb, ") mod %lld = 0", (long long)f);
-	}
-}
-
-/* { S_s[i] -> S_t[j] : boxes and s before t } with "extra" constraints,
- * from text (for the constraints of folded slots). */
-static isl_map *
-pair_map(isl_ctx *ctx, const struct model *m, int s, int t,
-    struct dojo_strbuf *extra)
-{
-	struct dojo_strbuf sb;
-	isl_map *map;
-
-	dojo_strbuf_init(&sb);
-	dojo_strbuf_puts(&sb, "{ ");
-	add_tuple(&sb, s, &m->st[s], 'i');
-	dojo_strbuf_puts(&sb, " -> ");
-	add_tuple(&sb, t, &m->st[t], 'j');
-	dojo_strbuf_puts(&sb, " : 1 = 1");
-	add_box(&sb, &m->st[s], 'i');
-	add_box(&sb, &m->st[t], 'j');
-	add_before(&sb, m, s, t);
-	if (extra && extra->s)
-		dojo_strbuf_puts(&sb, extra->s);
-	dojo_strbuf_puts(&sb, " }");
-	map = sb.oom ? NULL : isl_map_read_from_str(ctx, sb.s);
-	dojo_strbuf_release(&sb);
-	return map;
-}
 
 /*
  * The same relations built with isl's constraints directly: reading text
@@ -478,6 +356,18 @@ cons_before(isl_ctx *ctx, const struct cons *base, const struct model *m,
 	return map;
 }
 
+/* Add "k * aff" of access "x" on side "j" (0: i, 1: j) to row "r". */
+static void
+row_add_aff(int64_t *r, const struct cons *c, const struct dojo_aff *aff,
+    int side, int64_t k)
+{
+	int t;
+
+	r[0] += k * aff->c;
+	for (t = 0; t < aff->n; t++)
+		r[1 + (side ? c->ni : 0) + aff->t[t].d] += k * aff->t[t].k;
+}
+
 enum rel_elem { REL_ANY, REL_LOGICAL, REL_STORAGE };
 
 static bool
@@ -502,22 +392,32 @@ rel(isl_ctx *ctx, const struct model *m, int s, const struct dojo_access *x,
 	isl_map *map;
 
 	if (elem == REL_STORAGE && folded_access(m->prog, x)) {
-		struct dojo_strbuf extra;
+		const struct dojo_buffer *buf = &m->prog->decls->buf[
+		    buffer_of(m->prog, x)];
+		int nj = m->st[t].depth, nq = 0, d, q = 0;
+		int64_t *r;
+		char name[16];
 
-		/* the slots of folded dimensions: from text, with "mod" */
-		dojo_strbuf_init(&extra);
-		add_same_element(&extra, m->prog, x, y, true, -1, 0);
-		map = pair_map(ctx, m, s, t, &extra);
-		dojo_strbuf_release(&extra);
-		if (!before) {
-			/* pair_map orders the pairs; add the other order */
-			dojo_strbuf_init(&extra);
-			add_same_element(&extra, m->prog, y, x, true, -1, 0);
-			map = isl_map_union(map, isl_map_reverse(pair_map(ctx,
-			    m, t, s, &extra)));
-			dojo_strbuf_release(&extra);
+		/* a folded dimension: x - y = fold * q for some integer q */
+		for (d = 0; d < buf->ndim; d++)
+			nq += buf->fold[d] != 0;
+		c = cons_new(m->st[s].depth, nj + nq, x->nidx);
+		if (!c)
+			return NULL;
+		cons_boxes(c, m, s, t);
+		for (d = 0; d < buf->ndim; d++) {
+			r = cons_row(c, true);
+			row_add_aff(r, c, &x->idx[d], 0, 1);
+			row_add_aff(r, c, &y->idx[d], 1, -1);
+			if (buf->fold[d])
+				r[1 + c->ni + nj + q++] = -buf->fold[d];
 		}
-		return map;
+		map = before ? cons_before(ctx, c, m, s, t) :
+		    isl_map_from_basic_map(cons_build(ctx, c, s, t));
+		cons_free(c);
+		map = isl_map_project_out(map, isl_dim_out, nj, nq);
+		snprintf(name, sizeof name, "S%d", t);
+		return isl_map_set_tuple_name(map, isl_dim_out, name);
 	}
 	c = cons_new(m->st[s].depth, m->st[t].depth, x ? x->nidx : 0);
 	if (!c)
@@ -734,11 +634,18 @@ struct dep {
 	int src, dst;		/* statements */
 	int buffer;
 	int m;			/* levels compared */
-	uint8_t sign[DOJO_MAX_DEPTH];	/* with the levels before equal */
-	uint64_t swapbad;	/* bit l: d_l, d_l+1 of opposite signs */
 	bool chain;		/* a reduction's own accumulation */
+	/* the access pairs (indices into the list of accesses); isl is
+	 * asked about them only when a query reaches this pair */
+	int (*pairs)[2];
+	int npairs;
+	int state;		/* 0: not computed, 1: empty, 2: not empty */
 	isl_map *kind[3];	/* write-read, read-write, write-write pairs */
 	isl_set *delta;		/* dst's iteration - src's, first m levels */
+	uint8_t sign[DOJO_MAX_DEPTH];	/* with the levels before equal */
+	uint64_t sign_known;
+	uint64_t swapbad;	/* bit l: d_l, d_l+1 of opposite signs */
+	uint64_t swap_known;
 };
 
 struct dojo_deps {
@@ -856,32 +763,86 @@ distances(isl_map *map, int m)
 	return isl_map_deltas(map);
 }
 
-static void
-summarize(struct dep *d)
+/* The distances of "d" whose first "l" levels are 0. */
+static isl_set *
+prefix_zero(const struct dep *d, int l)
 {
-	isl_set *p = isl_set_copy(d->delta), *gt;
-	int l;
+	isl_set *p = isl_set_copy(d->delta);
+	int k;
 
-	for (l = 0; l < d->m; l++) {
-		if (isl_set_plain_is_empty(p) == isl_bool_true)
-			break;
-		gt = isl_set_lower_bound_si(isl_set_copy(p), isl_dim_set, l, 1);
-		if (l + 1 < d->m && set_nonempty(isl_set_upper_bound_si(
-		    isl_set_copy(gt), isl_dim_set, l + 1, -1)))
-			d->swapbad |= 1ULL << l;
-		if (set_nonempty(gt))
-			d->sign[l] |= SIGN_GT;
-		gt = isl_set_upper_bound_si(isl_set_copy(p), isl_dim_set, l, -1);
-		if (l + 1 < d->m && set_nonempty(isl_set_lower_bound_si(
-		    isl_set_copy(gt), isl_dim_set, l + 1, 1)))
-			d->swapbad |= 1ULL << l;
-		if (set_nonempty(gt))
-			d->sign[l] |= SIGN_LT;
-		p = isl_set_fix_si(p, isl_dim_set, l, 0);
-		if (set_nonempty(isl_set_copy(p)))
-			d->sign[l] |= SIGN_EQ;
-	}
+	for (k = 0; k < l; k++)
+		p = isl_set_fix_si(p, isl_dim_set, k, 0);
+	return p;
+}
+
+static uint8_t
+dep_sign(struct dep *d, int l)
+{
+	isl_set *p;
+
+	if ((d->sign_known >> l) & 1)
+		return d->sign[l];
+	p = prefix_zero(d, l);
+	if (set_nonempty(isl_set_lower_bound_si(isl_set_copy(p), isl_dim_set,
+	    l, 1)))
+		d->sign[l] |= SIGN_GT;
+	if (set_nonempty(isl_set_upper_bound_si(isl_set_copy(p), isl_dim_set,
+	    l, -1)))
+		d->sign[l] |= SIGN_LT;
+	if (set_nonempty(isl_set_fix_si(p, isl_dim_set, l, 0)))
+		d->sign[l] |= SIGN_EQ;
+	d->sign_known |= 1ULL << l;
+	return d->sign[l];
+}
+
+static bool
+dep_swapbad(struct dep *d, int l)
+{
+	isl_set *p;
+
+	if (l + 1 >= d->m)
+		return false;
+	if ((d->swap_known >> l) & 1)
+		return (d->swapbad >> l) & 1;
+	p = prefix_zero(d, l);
+	if (set_nonempty(isl_set_upper_bound_si(isl_set_lower_bound_si(
+	    isl_set_copy(p), isl_dim_set, l, 1), isl_dim_set, l + 1, -1)) ||
+	    set_nonempty(isl_set_lower_bound_si(isl_set_upper_bound_si(
+	    isl_set_copy(p), isl_dim_set, l, -1), isl_dim_set, l + 1, 1)))
+		d->swapbad |= 1ULL << l;
 	isl_set_free(p);
+	d->swap_known |= 1ULL << l;
+	return (d->swapbad >> l) & 1;
+}
+
+/* Build the relations of "d" on first use; false when it is empty. */
+static bool
+dep_exists(dojo_deps *deps, struct dep *d)
+{
+	isl_map *map, *u = NULL;
+	int i, k;
+
+	if (d->state)
+		return d->state == 2;
+	for (i = 0; i < d->npairs; i++) {
+		const struct xacc *x = &deps->xl.x[d->pairs[i][0]];
+		const struct xacc *y = &deps->xl.x[d->pairs[i][1]];
+
+		map = rel(deps->ctx, &deps->m, x->stmt, x->acc, y->stmt, y->acc,
+		    REL_STORAGE, false);
+		k = x->write ? (y->write ? 2 : 0) : 1;
+		d->kind[k] = d->kind[k] ? isl_map_union(d->kind[k], map) : map;
+	}
+	for (k = 0; k < 3; k++)
+		if (d->kind[k])
+			u = u ? isl_map_union(u, isl_map_copy(d->kind[k])) :
+			    isl_map_copy(d->kind[k]);
+	d->state = u && isl_map_is_empty(u) == isl_bool_false ? 2 : 1;
+	if (d->state == 2)
+		d->delta = distances(u, d->m);
+	else
+		isl_map_free(u);
+	return d->state == 2;
 }
 
 static struct dep *
@@ -921,6 +882,7 @@ dojo_deps_free(dojo_deps *deps)
 		isl_set_free(deps->dep[i].delta);
 		for (k = 0; k < 3; k++)
 			isl_map_free(deps->dep[i].kind[k]);
+		free(deps->dep[i].pairs);
 	}
 	free(deps->dep);
 	free(deps->reduction);
@@ -943,9 +905,7 @@ dojo_deps_new(dojo_program *prog)
 	struct xacc_list xl = { 0 };
 	dojo_deps *deps;
 	struct dep *d;
-	isl_map *map, *u;
-	isl_bool empty;
-	int i, j, k;
+	int i, j;
 
 	deps = calloc(1, sizeof *deps);
 	if (!deps) {
@@ -967,44 +927,24 @@ dojo_deps_new(dojo_program *prog)
 	for (i = 0; i < xl.n; i++)
 		for (j = 0; j < xl.n; j++) {
 			const struct xacc *x = &xl.x[i], *y = &xl.x[j];
+			int (*grown)[2];
 
 			if ((!x->write && !y->write) || x->stmt > y->stmt ||
 			    buffer_of(prog, x->acc) != buffer_of(prog, y->acc))
 				continue;
-			map = rel(deps->ctx, &deps->m, x->stmt, x->acc, y->stmt,
-			    y->acc, REL_STORAGE, false);
-			empty = isl_map_is_empty(map);
-			if (empty < 0) {
-				isl_map_free(map);
-				dojo_error_set("%s: dependence analysis "
-				    "failed", prog->file);
-				goto out_free;
-			}
-			if (empty) {
-				isl_map_free(map);
-				continue;
-			}
 			d = find_dep(deps, x->stmt, y->stmt,
 			    buffer_of(prog, x->acc));
-			if (!d) {
-				isl_map_free(map);
+			grown = d ? realloc(d->pairs, sizeof *grown *
+			    (d->npairs + 1)) : NULL;
+			if (!grown) {
 				dojo_error_set("out of memory");
 				goto out_free;
 			}
-			k = x->write ? (y->write ? 2 : 0) : 1;
-			d->kind[k] = d->kind[k] ? isl_map_union(d->kind[k], map) :
-			    map;
+			d->pairs = grown;
+			d->pairs[d->npairs][0] = i;
+			d->pairs[d->npairs][1] = j;
+			d->npairs++;
 		}
-	for (i = 0; i < deps->n; i++) {
-		d = &deps->dep[i];
-		u = NULL;
-		for (k = 0; k < 3; k++)
-			if (d->kind[k])
-				u = u ? isl_map_union(u, isl_map_copy(d->kind[k])) :
-				    isl_map_copy(d->kind[k]);
-		d->delta = distances(u, d->m);
-		summarize(d);
-	}
 	deps->xl = xl;
 	return deps;
 out_free:
@@ -1029,8 +969,7 @@ in_subtree(const struct stmt *s, const int *path, int n)
 }
 
 static bool
-dep_matches(dojo_deps *deps, const struct dep *d,
-    const struct dojo_dep_query *q)
+dep_matches(dojo_deps *deps, struct dep *d, const struct dojo_dep_query *q)
 {
 	int l = q->level;
 
@@ -1042,15 +981,17 @@ dep_matches(dojo_deps *deps, const struct dep *d,
 	if (d->chain && q->skip_invariant_chains &&
 	    !dojo_access_uses(&deps->m.st[d->src].op->lhs, l))
 		return false;
+	if (!dep_exists(deps, d))
+		return false;
 	switch (q->kind) {
 	case DOJO_DEP_CARRIED:
-		return l < d->m && (d->sign[l] & (SIGN_GT | SIGN_LT));
+		return l < d->m && (dep_sign(d, l) & (SIGN_GT | SIGN_LT));
 	case DOJO_DEP_SWAP:
-		return (d->swapbad >> l) & 1;
+		return dep_swapbad(d, l);
 	case DOJO_DEP_BACKWARD:
-		return l < d->m && (d->sign[l] & SIGN_LT);
+		return l < d->m && (dep_sign(d, l) & SIGN_LT);
 	case DOJO_DEP_SAME:
-		return l == 0 || (l <= d->m && (d->sign[l - 1] & SIGN_EQ));
+		return l == 0 || (l <= d->m && (dep_sign(d, l - 1) & SIGN_EQ));
 	case DOJO_DEP_ANY:
 		return true;
 	}
@@ -1184,18 +1125,6 @@ dojo_deps_is_reduction(dojo_deps *deps, const int *path, int n)
 	return false;
 }
 
-
-/* Add "k * aff" of access "x" on side "j" (0: i, 1: j) to row "r". */
-static void
-row_add_aff(int64_t *r, const struct cons *c, const struct dojo_aff *aff,
-    int side, int64_t k)
-{
-	int t;
-
-	r[0] += k * aff->c;
-	for (t = 0; t < aff->n; t++)
-		r[1 + (side ? c->ni : 0) + aff->t[t].d] += k * aff->t[t].k;
-}
 
 static isl_union_map *
 umap_add(isl_union_map *u, isl_map *map)

@@ -9,6 +9,7 @@
 #include "ir/data.h"
 #include "ir/interp.h"
 #include "ir/program.h"
+#include "ir/program_private.h"
 #include "ir/transform.h"
 
 #include <math.h>
@@ -41,8 +42,13 @@ rng(void)
 	return z ^ (z >> 31);
 }
 
+struct cand {
+	struct dojo_action a;
+	int move_index;
+};
+
 struct cands {
-	struct dojo_action *a;
+	struct cand *a;
 	int n, cap;
 };
 
@@ -50,6 +56,8 @@ static int
 add_cand(const struct dojo_action *a, void *payload)
 {
 	struct cands *c = payload;
+	char text[256];
+	int m;
 
 	if (c->n == c->cap) {
 		c->cap = c->cap ? 2 * c->cap : 64;
@@ -57,36 +65,69 @@ add_cand(const struct dojo_action *a, void *payload)
 		if (!c->a)
 			abort();
 	}
-	c->a[c->n++] = *a;
+	c->a[c->n].a = *a;
+	dojo_action_format(text, sizeof text, a);
+	for (m = 0; m < dojo_moves_count(); m++)
+		if (strncmp(text, dojo_move_name(m), strlen(dojo_move_name(m)))
+		    == 0 && text[strlen(dojo_move_name(m))] == ' ')
+			break;
+	c->a[c->n].move_index = m;
+	c->n++;
 	return 0;
 }
 
-/* One random legal move from "p": the next program, or NULL when none was
- * found; "text" gets the action. */
+/* One random legal move from "p": a move kind chosen uniformly among
+ * those with candidates, then one of its candidates (so that the kinds
+ * with hundreds of candidates, cache and pack, do not crowd out the
+ * others); the next program, or NULL when no move is legal.  "text" gets
+ * the action. */
 static dojo_program *
 random_move(dojo_program *p, char *text, size_t len, bool *reassoc)
 {
 	struct cands c = { 0 };
 	dojo_moves *mv = dojo_moves_new(p, "c");
 	dojo_program *next = NULL;
-	int tries, k;
+	int kinds[64], nk = 0, i, k, m, tries = 0, first, count;
 
 	dojo_moves_candidates(mv, NULL, 0, add_cand, &c);
-	for (tries = 0; c.n > 0; tries++) {
-		k = (int)(rng() % (uint64_t)c.n);
-		if (dojo_moves_check(mv, &c.a[k]) < 0) {
-			c.a[k] = c.a[--c.n];
+	for (i = 0; i < c.n; i++) {
+		for (k = 0; k < nk; k++)
+			if (kinds[k] == c.a[i].move_index)
+				break;
+		if (k == nk && nk < 64)
+			kinds[nk++] = c.a[i].move_index;
+	}
+	while (nk > 0) {
+		tries++;
+		k = (int)(rng() % (uint64_t)nk);
+		m = kinds[k];
+		/* the candidates of kind m are contiguous */
+		for (first = 0; first < c.n && c.a[first].move_index != m;
+		    first++)
+			;
+		for (count = 0; first + count < c.n &&
+		    c.a[first + count].move_index == m; count++)
+			;
+		if (count == 0) {
+			kinds[k] = kinds[--nk];
 			continue;
 		}
-		dojo_action_format(text, len, &c.a[k]);
-		*reassoc = dojo_moves_reassociates(mv, &c.a[k]);
-		next = dojo_moves_apply_unchecked(mv, &c.a[k]);
+		i = first + (int)(rng() % (uint64_t)count);
+		if (dojo_moves_check(mv, &c.a[i].a) < 0) {
+			memmove(&c.a[i], &c.a[i + 1], sizeof *c.a *
+			    (c.n - i - 1));
+			c.n--;
+			continue;
+		}
+		dojo_action_format(text, len, &c.a[i].a);
+		*reassoc = dojo_moves_reassociates(mv, &c.a[i].a);
+		next = dojo_moves_apply_unchecked(mv, &c.a[i].a);
 		if (!next)
 			printf("#   apply failed: %s: %s\n", text,
 			    dojo_error_last());
 		break;
 	}
-	if (!next && c.n == 0)
+	if (!next && nk == 0)
 		printf("#   no legal move left (%d tries)\n", tries);
 	free(c.a);
 	dojo_moves_free(mv);
@@ -174,7 +215,8 @@ valid_text(dojo_program *p, char *why, size_t len)
 		free(text);
 		return false;
 	}
-	q = dojo_program_parse("moved", text, strlen(text));
+	/* validated above: read back without checking again */
+	q = dojo_program_parse_only("moved", text, strlen(text));
 	if (!q) {
 		snprintf(why, len, "does not read back: %s", dojo_error_last());
 		free(text);
@@ -221,6 +263,31 @@ inverse_one(const struct dojo_action *a, void *payload)
 	return bad ? 1 : 0;
 }
 
+/* Whether the inverse of the move "text" (from "before" to "after")
+ * gives "before" back; true for a move without an inverse. */
+static bool
+inverse_restores(dojo_program *before, dojo_program *after, const char *text)
+{
+	struct dojo_action a, inv;
+	dojo_moves *mb, *ma;
+	dojo_program *back;
+	bool ok = true;
+
+	if (dojo_action_parse(&a, text) < 0)
+		return false;
+	mb = dojo_moves_new(before, "c");
+	if (dojo_moves_inverse(&inv, mb, &a) == 0) {
+		ma = dojo_moves_new(after, "c");
+		back = dojo_moves_apply(ma, &inv);
+		ok = back && dojo_program_equal(back, before);
+		dojo_program_free(back);
+		dojo_moves_free(ma);
+	}
+	dojo_error_clear();
+	dojo_moves_free(mb);
+	return ok;
+}
+
 static void
 test_file(const char *file, int nseq, int nsession)
 {
@@ -228,7 +295,8 @@ test_file(const char *file, int nseq, int nsession)
 	dojo_data *d0, *d;
 	dojo_moves *mv;
 	char text[256], why[1024], path[4096];
-	int s, k, len, bad_valid = 0, bad_same = 0, moves = 0, r;
+	int s, k, len, bad_valid = 0, bad_same = 0, bad_inverse = 0, moves = 0;
+	int r;
 	bool reassoc, tolerant;
 
 	p0 = dojo_program_read_file(file);
@@ -258,6 +326,11 @@ test_file(const char *file, int nseq, int nsession)
 			tolerant |= reassoc;
 			snprintf(path + strlen(path), sizeof path - strlen(path),
 			    "%s%s", k ? ", " : "", text);
+			if (!inverse_restores(p, next, text)) {
+				if (bad_inverse++ < 3)
+					printf("#   after %s: the inverse of the last "
+					    "move does not restore the text\n", path);
+			}
 			dojo_program_free(p);
 			p = next;
 			if (!valid_text(p, why, sizeof why)) {
@@ -277,6 +350,8 @@ test_file(const char *file, int nseq, int nsession)
 		dojo_program_free(p);
 	}
 	snprintf(why, sizeof why, " (%d sequences, %d moves)", nseq, moves);
+	result(bad_inverse == 0, "%s: along the sequences, each move's inverse "
+	    "gives the previous text back%s", file, why);
 	result(bad_valid == 0, "%s: every moved program is valid and reads "
 	    "back%s", file, why);
 	result(bad_same == 0, "%s: moved programs compute the same outputs%s",

@@ -659,15 +659,16 @@ struct dojo_deps {
 	isl_union_map **flow, **order;
 };
 
-/* Whether "a" reads array "array" anywhere. */
+/* Whether "e" reads the storage of buffer "b" anywhere. */
 static bool
-expr_reads(const struct dojo_expr *e, int array)
+expr_reads(const dojo_program *prog, const struct dojo_expr *e, int b)
 {
 	if (!e)
 		return false;
-	if (e->kind == DOJO_E_ACCESS && e->acc.array == array)
+	if (e->kind == DOJO_E_ACCESS &&
+	    prog->decls->arr[e->acc.array].buffer == b)
 		return true;
-	return expr_reads(e->a, array) || expr_reads(e->b, array);
+	return expr_reads(prog, e->a, b) || expr_reads(prog, e->b, b);
 }
 
 static bool
@@ -717,7 +718,8 @@ is_reduction(struct model *m, int si)
 	int outer, i, j;
 
 	if (op->update == DOJO_SET || op->update == DOJO_SUB_SET ||
-	    expr_reads(op->rhs, op->lhs.array))
+	    expr_reads(m->prog, op->rhs,
+	    m->prog->decls->arr[op->lhs.array].buffer))
 		return false;
 	for (outer = 0; outer < s->depth; outer++)
 		if (!dojo_access_uses(&op->lhs, outer))

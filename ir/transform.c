@@ -42,6 +42,8 @@ struct dojo_move {
 static const struct dojo_move moves[];
 static const int n_moves;
 
+static int check_flags_after(dojo_moves *mv, const struct dojo_action *a);
+
 /*
  * Helpers: looking up, refusing, copying.
  */
@@ -663,7 +665,7 @@ join_check(dojo_moves *mv, const struct dojo_action *a)
 	if (!jc.ok)
 		return refuse(a, "an index does not use the two iterators as "
 		    "{%d}*%lld + {%d}", jc.d, (long long)jc.f, jc.d + 1);
-	return 0;
+	return check_flags_after(mv, a);
 }
 
 static dojo_program *
@@ -801,7 +803,9 @@ fuse_check(dojo_moves *mv, const struct dojo_action *a)
 	q.src_len = a->npath;
 	q.dst_path = next;
 	q.dst_len = a->npath;
-	return check_deps(mv, a, &q, "would break");
+	if (check_deps(mv, a, &q, "would break") < 0)
+		return -1;
+	return check_flags_after(mv, a);
 }
 
 static dojo_program *
@@ -875,6 +879,9 @@ fission_check(dojo_moves *mv, const struct dojo_action *a)
 
 	if (need_scope(a, mv, &s) < 0)
 		return -1;
+	if (s->n < 2)
+		return refuse(a, "the scope has one child: nothing to split "
+		    "apart");
 	if (a->num[0] < 1 || a->num[0] >= s->n)
 		return refuse(a, "the position must be between 1 and %d",
 		    s->n - 1);
@@ -1085,14 +1092,15 @@ descendant_flag(const struct dojo_node *node, const char *flags)
 	return false;
 }
 
+/* The threads of the block and warp scopes around the node at "path". */
 static int64_t
-block_threads(dojo_program *prog, const int *path, int n)
+ancestor_threads(dojo_program *prog, const int *path, int n)
 {
 	struct dojo_node *s;
 	int64_t t = 1;
 	int i;
 
-	for (i = 1; i <= n; i++) {
+	for (i = 1; i < n; i++) {
 		s = node_at(prog, path, i);
 		if (s->flag == 'b' || s->flag == 'w')
 			t *= s->size;
@@ -1100,23 +1108,38 @@ block_threads(dojo_program *prog, const int *path, int n)
 	return t;
 }
 
-static int
-annotate_check(dojo_moves *mv, const struct dojo_action *a)
+/* The most threads the block and warp scopes inside "node" multiply to. */
+static int64_t
+descendant_threads(const struct dojo_node *node)
 {
-	struct dojo_dep_query q = { 0 };
-	struct dojo_node *s;
-	char f = a->move->flag;
+	int64_t t, best = 1;
 	int i;
 
-	if (need_scope(a, mv, &s) < 0)
-		return -1;
-	if (s->flag)
-		return refuse(a, "the scope already has flag '%c' (clear it "
-		    "first)", s->flag);
+	for (i = 0; i < node->n; i++) {
+		if (node->kids[i]->kind != DOJO_SCOPE)
+			continue;
+		t = descendant_threads(node->kids[i]);
+		if (node->kids[i]->flag == 'b' || node->kids[i]->flag == 'w')
+			t *= node->kids[i]->size;
+		if (t > best)
+			best = t;
+	}
+	return best;
+}
+
+/* Whether the scope "s" at "path" may carry flag "f" (its own flag, if
+ * any, aside); "a" names the move in the refusal. */
+static int
+flag_legal(dojo_moves *mv, const struct dojo_action *a, const int *path,
+    int n, const struct dojo_node *s, char f)
+{
+	struct dojo_dep_query q = { 0 };
+	int i;
+
 	q.kind = DOJO_DEP_CARRIED;
-	q.level = a->npath - 1;
-	q.src_path = q.dst_path = a->path;
-	q.src_len = q.dst_len = a->npath;
+	q.level = n - 1;
+	q.src_path = q.dst_path = path;
+	q.src_len = q.dst_len = n;
 	switch (f) {
 	case 'u':
 		if (s->size > UNROLL_MAX)
@@ -1130,46 +1153,140 @@ annotate_check(dojo_moves *mv, const struct dojo_action *a)
 		q.skip_invariant_chains = true;
 		return check_deps(mv, a, &q, "the scope carries");
 	case 'p':
-		if (ancestor_flag(mv->prog, a->path, a->npath, "p") ||
+		if (ancestor_flag(mv->prog, path, n, "p") ||
 		    descendant_flag(s, "p"))
 			return refuse(a, "a parallel scope may not nest in "
 			    "another");
-		if (ancestor_flag(mv->prog, a->path, a->npath, "v"))
-			return refuse(a, "inside a vector scope");
+		if (ancestor_flag(mv->prog, path, n, "vgbw") ||
+		    descendant_flag(s, "gbw"))
+			return refuse(a, "a parallel scope cannot go inside a "
+			    "vector scope, nor around or inside GPU scopes");
 		return check_deps(mv, a, &q, "the scope carries");
 	case 'g':
-		if (ancestor_flag(mv->prog, a->path, a->npath, "bw"))
+		if (ancestor_flag(mv->prog, path, n, "bwp"))
 			return refuse(a, "a grid scope must be outside the "
-			    "block and warp scopes");
+			    "block and warp scopes, and not in a parallel one");
 		if (s->size > 2147483647)
 			return refuse(a, "size over the grid limit");
 		return check_deps(mv, a, &q, "the scope carries");
 	case 'b':
-		if (!ancestor_flag(mv->prog, a->path, a->npath, "g"))
+		if (!ancestor_flag(mv->prog, path, n, "g"))
 			return refuse(a, "a block scope must be inside a grid "
 			    "scope");
-		if (ancestor_flag(mv->prog, a->path, a->npath, "w") ||
+		if (ancestor_flag(mv->prog, path, n, "w") ||
 		    descendant_flag(s, "g"))
 			return refuse(a, "a block scope must be outside the "
 			    "warp scopes and inside the grid scopes");
-		if (block_threads(mv->prog, a->path, a->npath) * s->size > 1024)
+		if (ancestor_threads(mv->prog, path, n) * s->size *
+		    descendant_threads(s) > 1024)
 			return refuse(a, "over 1024 threads in a block");
 		return check_deps(mv, a, &q, "the scope carries");
 	case 'w':
-		if (!ancestor_flag(mv->prog, a->path, a->npath, "b"))
+		if (!ancestor_flag(mv->prog, path, n, "b"))
 			return refuse(a, "a warp scope must be inside a block "
 			    "scope");
 		if (s->size > 32)
 			return refuse(a, "a warp has 32 lanes, the size is "
 			    "%lld", (long long)s->size);
-		if (descendant_flag(s, "gb"))
-			return refuse(a, "a warp scope must be innermost of the "
-			    "GPU scopes");
-		if (block_threads(mv->prog, a->path, a->npath) * s->size > 1024)
+		if (ancestor_flag(mv->prog, path, n, "w") ||
+		    descendant_flag(s, "gbw"))
+			return refuse(a, "a warp scope must be the innermost of "
+			    "the GPU scopes");
+		if (ancestor_threads(mv->prog, path, n) * s->size *
+		    descendant_threads(s) > 1024)
 			return refuse(a, "over 1024 threads in a block");
 		return check_deps(mv, a, &q, "the scope carries");
 	}
 	return 0;
+}
+
+static int
+annotate_check(dojo_moves *mv, const struct dojo_action *a)
+{
+	struct dojo_node *s;
+
+	if (need_scope(a, mv, &s) < 0)
+		return -1;
+	if (s->flag)
+		return refuse(a, "the scope already has flag '%c' (clear it "
+		    "first)", s->flag);
+	return flag_legal(mv, a, a->path, a->npath, s, a->move->flag);
+}
+
+/* Every flagged scope under "node" at "path" keeps its flag legal; 0, or
+ * -1 with the reason of the first that does not. */
+static int
+flags_hold(dojo_moves *mv, struct dojo_node *node, int *path, int n)
+{
+	struct dojo_action ann;
+	int i, m;
+
+	if (node->kind != DOJO_SCOPE)
+		return 0;
+	if (node->flag) {
+		memset(&ann, 0, sizeof ann);
+		for (m = 0; m < n_moves; m++)
+			if (moves[m].flag == node->flag)
+				ann.move = &moves[m];
+		memcpy(ann.path, path, sizeof *path * n);
+		ann.npath = n;
+		if (flag_legal(mv, &ann, path, n, node, node->flag) < 0)
+			return -1;
+	}
+	for (i = 0; i < node->n && n < DOJO_MAX_DEPTH; i++) {
+		path[n] = i;
+		if (flags_hold(mv, node->kids[i], path, n + 1) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* Whether "prog" has a flagged scope. */
+static bool
+any_flag(struct dojo_node **kids, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (kids[i]->kind == DOJO_SCOPE && (kids[i]->flag ||
+		    any_flag(kids[i]->kids, kids[i]->n)))
+			return true;
+	return false;
+}
+
+/* Refuse "a" when a flag of its result would no longer be legal: a fuse or
+ * a join puts more in a flagged scope, a fold, reuse, cache, pack or
+ * rfactor adds storage that the iterations of a flagged scope share. */
+static int
+check_flags_after(dojo_moves *mv, const struct dojo_action *a)
+{
+	char why[DOJO_ERROR_MAX];
+	int path[DOJO_MAX_DEPTH], i, r = 0;
+	dojo_moves *after;
+	dojo_program *p;
+	const char *colon;
+
+	if (!any_flag(mv->prog->kids, mv->prog->n))
+		return 0;
+	p = dojo_moves_apply_unchecked(mv, a);
+	if (!p)
+		return -1;
+	after = dojo_moves_new(p, mv->gpu ? "cuda" : "c");
+	for (i = 0; after && i < p->n && r == 0; i++) {
+		path[0] = i;
+		r = flags_hold(after, p->kids[i], path, 1);
+	}
+	if (r < 0) {
+		snprintf(why, sizeof why, "%s", dojo_error_last());
+		colon = strstr(why, ": ");
+		if (colon)
+			why[colon - why] = '\0';
+		refuse(a, "the result would break '%s': %s", why,
+		    colon ? colon + 2 : "");
+	}
+	dojo_moves_free(after);
+	dojo_program_free(p);
+	return r;
 }
 
 static dojo_program *
@@ -1488,7 +1605,7 @@ fold_check(dojo_moves *mv, const struct dojo_action *a)
 		return -1;
 	if (r > 0)
 		return refuse(a, "%s", why);
-	return 0;
+	return check_flags_after(mv, a);
 }
 
 static dojo_program *
@@ -1598,7 +1715,9 @@ reuse_check(dojo_moves *mv, const struct dojo_action *a)
 	if (r > 0)
 		return refuse(a, "the live ranges of '%s' and '%s' overlap",
 		    b->name, a->name2);
-	return check_result(mv, a, NULL);
+	if (check_result(mv, a, NULL) < 0)
+		return -1;
+	return check_flags_after(mv, a);
 }
 
 static dojo_program *
@@ -1640,6 +1759,9 @@ struct box {
 	int64_t size[DOJO_MAX_DEPTH];	/* sizes of the scopes in X */
 	bool covered;		/* a write covers the whole box */
 	bool alias;		/* X touches another array of A's buffer */
+	/* the ranges of the writes that fill their range densely */
+	int ndense;
+	int64_t dlo[8][DOJO_MAX_DIMS], dhi[8][DOJO_MAX_DIMS];
 };
 
 static void
@@ -1676,14 +1798,32 @@ aff_same_terms(const struct dojo_aff *a, const struct dojo_aff *b)
 	return true;
 }
 
+/* The range of the inner part of an index over the scopes of "sc". */
+static void
+local_span(const struct dojo_aff *inner, const struct scan *sc, int64_t *lo,
+    int64_t *hi)
+{
+	int64_t span;
+	int j;
+
+	*lo = *hi = inner->c;
+	for (j = 0; j < inner->n; j++) {
+		span = inner->t[j].k * (sc->chain[inner->t[j].d]->size - 1);
+		if (span < 0)
+			*lo += span;
+		else
+			*hi += span;
+	}
+}
+
 static int
 box_access(struct scan *sc, struct dojo_access *acc, bool write)
 {
 	struct box *bx = sc->payload;
 	struct dojo_aff outer, inner;
-	int64_t lo, hi, span, used[DOJO_MAX_DIMS];
+	int64_t lo, hi, used[DOJO_MAX_DIMS];
 	bool covers = write;
-	int i, j, k;
+	int i, k;
 
 	if (acc->array != bx->array) {
 		if (bx->prog->decls->arr[acc->array].buffer ==
@@ -1700,14 +1840,7 @@ box_access(struct scan *sc, struct dojo_access *acc, bool write)
 		bx->reads = true;	/* an update reads what it writes */
 	for (i = 0; i < acc->nidx; i++) {
 		aff_split(&acc->idx[i], bx->p, &outer, &inner);
-		lo = hi = inner.c;
-		for (j = 0; j < inner.n; j++) {
-			span = inner.t[j].k * (sc->chain[inner.t[j].d]->size - 1);
-			if (span < 0)
-				lo += span;
-			else
-				hi += span;
-		}
+		local_span(&inner, sc, &lo, &hi);
 		if (bx->n == 0) {
 			bx->outer[i] = outer;
 			bx->lo[i] = lo;
@@ -1729,8 +1862,15 @@ box_access(struct scan *sc, struct dojo_access *acc, bool write)
 			if (used[i] >= 0 && used[k] == used[i])
 				covers = false;
 	}
-	if (covers)
-		bx->covered = true;	/* checked against the box below */
+	if (covers && bx->ndense < 8) {
+		/* compared with the whole box once every access is seen */
+		for (i = 0; i < acc->nidx; i++) {
+			aff_split(&acc->idx[i], bx->p, &outer, &inner);
+			local_span(&inner, sc, &bx->dlo[bx->ndense][i],
+			    &bx->dhi[bx->ndense][i]);
+		}
+		bx->ndense++;
+	}
 	bx->n++;
 	return 0;
 }
@@ -1740,7 +1880,7 @@ cache_box(dojo_moves *mv, const struct dojo_action *a, struct box *bx)
 {
 	struct dojo_node *x;
 	struct scan sc;
-	int i;
+	int i, k;
 
 	memset(bx, 0, sizeof *bx);
 	bx->prog = mv->prog;
@@ -1766,6 +1906,17 @@ cache_box(dojo_moves *mv, const struct dojo_action *a, struct box *bx)
 		return refuse(a, "the footprint of '%s' is not a box of "
 		    "constant size (the accesses move differently with the "
 		    "outer scopes)", a->name);
+	/* a dense write whose range is the whole box covers it */
+	for (k = 0; k < bx->ndense && !bx->covered; k++) {
+		for (i = 0; i < bx->prog->decls->buf[
+		    bx->prog->decls->arr[bx->array].buffer].ndim; i++)
+			if (bx->dlo[k][i] != bx->lo[i] ||
+			    bx->dhi[k][i] != bx->hi[i])
+				break;
+		if (i == bx->prog->decls->buf[
+		    bx->prog->decls->arr[bx->array].buffer].ndim)
+			bx->covered = true;
+	}
 	return 0;
 }
 
@@ -1802,8 +1953,16 @@ cache_check(dojo_moves *mv, const struct dojo_action *a)
 	    a->npath > 1 && node_at(mv->prog, a->path, a->npath - 1)->flag == 'v')
 		return refuse(a, "the copies cannot go inside a vector scope");
 	/* the result must be a valid program (reads of the copy, registers) */
+	if (a->loc == DOJO_REG)
+		for (i = 0; i < buf->ndim; i++)
+			if (bx.hi[i] - bx.lo[i] + 1 > UNROLL_MAX)
+				return refuse(a, "the copies would unroll %lld "
+				    "iterations, over %d", (long long)(bx.hi[i] -
+				    bx.lo[i] + 1), UNROLL_MAX);
 	(void)box_covered;
-	return check_result(mv, a, a->name);
+	if (check_result(mv, a, a->name) < 0)
+		return -1;
+	return check_flags_after(mv, a);
 }
 
 /* Whether a write of the subtree covers the whole box: a write whose
@@ -2068,7 +2227,9 @@ pack_check(dojo_moves *mv, const struct dojo_action *a)
 	for (i = 0; i < buf->ndim; i++)
 		if (buf->fold[i])
 			return refuse(a, "'%s' is folded", a->name);
-	return check_result(mv, a, a->name);
+	if (check_result(mv, a, a->name) < 0)
+		return -1;
+	return check_flags_after(mv, a);
 }
 
 static dojo_program *
@@ -2110,7 +2271,11 @@ rfactor_check(dojo_moves *mv, const struct dojo_action *a)
 	if (!dojo_deps_is_reduction(deps, path, a->npath + 2))
 		return refuse(a, "the operation is not a reduction (+=, *=, "
 		    "max= or min= into an element read nowhere else)");
-	return 0;
+	if ((uint64_t)l->size * dojo_dtype_size(mv->prog->decls->buf[
+	    mv->prog->decls->arr[op->lhs.array].buffer].dtype) > STACK_BUDGET)
+		return refuse(a, "%lld partial results are over the stack "
+		    "budget", (long long)l->size);
+	return check_flags_after(mv, a);
 }
 
 static double
@@ -2267,8 +2432,9 @@ struct hoist_ctx {
 	bool after;		/* the scan is past X in the scope */
 	bool bad;
 	const char *why;
-	int reads[64];
+	int reads[DOJO_MAX_DIMS * 8];
 	int nreads;
+	bool too_many;
 };
 
 static bool
@@ -2286,7 +2452,11 @@ hoist_collect(struct dojo_access *acc, bool write, void *payload)
 {
 	struct hoist_ctx *c = payload;
 
-	if (!write && c->nreads < 64)
+	if (write)
+		return 0;
+	if (c->nreads == (int)(sizeof c->reads / sizeof *c->reads))
+		c->too_many = true;
+	else
 		c->reads[c->nreads++] = c->prog->decls->arr[acc->array].buffer;
 	return 0;
 }
@@ -2341,6 +2511,9 @@ hoist_check(dojo_moves *mv, const struct dojo_action *a)
 	hc.x = x;
 	hc.xbuf = mv->prog->decls->arr[x->lhs.array].buffer;
 	dojo_op_foreach_access(x, hoist_collect, &hc);
+	if (hc.too_many)
+		return refuse(a, "the operation reads too many arrays to "
+		    "check");
 	/* the reads of X: no iterator {d}, not its own result */
 	for (i = 0; i < hc.nreads; i++)
 		if (hc.reads[i] == hc.xbuf)
@@ -2707,6 +2880,14 @@ dojo_moves_reassociates(dojo_moves *mv, const struct dojo_action *a)
 
 	if (a->move->check == rfactor_check)
 		return true;
+	if (a->move->flag == 'v' && (deps = deps_of(mv))) {
+		/* a vector reduction sums in lanes */
+		q.kind = DOJO_DEP_CARRIED;
+		q.level = a->npath - 1;
+		q.src_path = q.dst_path = a->path;
+		q.src_len = q.dst_len = a->npath;
+		return dojo_deps_find(deps, &q) >= 0;
+	}
 	if (a->move->check != swap_check || !(deps = deps_of(mv)))
 		return false;
 	q.kind = DOJO_DEP_SWAP;

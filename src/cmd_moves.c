@@ -88,9 +88,19 @@ actions_run(int argc, char **argv)
 	if (optind != argc - 1 && !(why_all && optind == argc - 2))
 		return dojo_command_usage(cmd, "expected one FILE");
 	if (why_all && optind == argc - 2) {
-		/* --why ACTION FILE */
-		why = argv[optind++];
+		/* --why ACTION FILE, or FILE --why ACTION: the action is the
+		 * argument that reads as one */
+		struct dojo_action probe;
+
+		if (dojo_action_parse(&probe, argv[optind]) == 0) {
+			why = argv[optind++];
+		} else {
+			why = argv[optind + 1];
+			argv[optind + 1] = argv[optind];
+			optind++;
+		}
 		why_all = false;
+		dojo_error_clear();
 	}
 	if (strcmp(target, "c") && strcmp(target, "cuda"))
 		return dojo_command_usage(cmd, "unknown target '%s' (c or "
@@ -153,7 +163,8 @@ apply_one(dojo_program **prog, const char *text, const char *target,
 static int
 apply_file(dojo_program **prog, const char *path, const char *target)
 {
-	char line[4096], where[512];
+	char *line = NULL, where[512];
+	size_t cap = 0;
 	FILE *f;
 	int no = 0;
 	char *p, *e;
@@ -161,7 +172,7 @@ apply_file(dojo_program **prog, const char *path, const char *target)
 	f = strcmp(path, "-") ? fopen(path, "r") : stdin;
 	if (!f)
 		return dojo_error_set("%s: %s", path, strerror(errno));
-	while (fgets(line, sizeof line, f)) {
+	while (getline(&line, &cap, f) >= 0) {
 		no++;
 		if ((p = strchr(line, '#')))
 			*p = '\0';
@@ -176,102 +187,127 @@ apply_file(dojo_program **prog, const char *path, const char *target)
 		snprintf(where, sizeof where, "%s:%d:%d: ", path, no,
 		    (int)(p - line) + 1);
 		if (apply_one(prog, p, target, where) < 0) {
+			free(line);
 			if (f != stdin)
 				fclose(f);
 			return -1;
 		}
 	}
+	free(line);
 	if (f != stdin)
 		fclose(f);
+	return 0;
+}
+
+/* Whether "arg" is option "name" (long "--name" or short "-c"), with its
+ * value in "*value" (from "--name=V" or the next argument). */
+static int
+take_option(int argc, char **argv, int *i, const char *name, char c,
+    const char **value)
+{
+	size_t n = strlen(name);
+	const char *arg = argv[*i];
+
+	if (arg[0] != '-')
+		return 0;
+	if ((arg[1] == c && arg[2] == '\0') ||
+	    (arg[1] == '-' && strcmp(arg + 2, name) == 0)) {
+		if (!value)
+			return 1;
+		if (*i + 1 >= argc)
+			return -1;
+		*value = argv[++*i];
+		return 1;
+	}
+	if (value && arg[1] == '-' && strncmp(arg + 2, name, n) == 0 &&
+	    arg[2 + n] == '=') {
+		*value = arg + 3 + n;
+		return 1;
+	}
+	if (value && arg[1] == c && arg[2] != '\0') {
+		*value = arg + 2;
+		return 1;
+	}
 	return 0;
 }
 
 static int
 apply_run(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "output", required_argument, NULL, 'o' },
-		{ "actions", required_argument, NULL, 'f' },
-		{ "target", required_argument, NULL, 't' },
-		{ "addresses", no_argument, NULL, 'a' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
-	};
 	const struct dojo_command *cmd = &dojo_command_apply;
-	const char *out = NULL, *file = NULL, *target = "c";
-	const char *actions[256];
-	int nactions = 0, c, i, rc = DOJO_EXIT_ERROR;
+	const char *out = NULL, *file = NULL, *target = "c", *v;
+	const char **items;
+	bool *is_file;
+	int nitems = 0, i, r, rc = DOJO_EXIT_ERROR;
 	bool addresses = false;
 	dojo_program *prog;
 	char *text;
 	FILE *f;
 
-	opterr = 0;
-	optind = 1;
-	/* "+": an action such as 'split 0 2' is one argument, never an
-	 * option; options may come before the actions */
-	while ((c = getopt_long(argc, argv, "+:o:f:t:ah", longopts,
-	    NULL)) != -1) {
-		switch (c) {
-		case 'o':
-			out = optarg;
-			break;
-		case 'f':
-			file = optarg;
-			break;
-		case 't':
-			target = optarg;
-			break;
-		case 'a':
+	/* FILE, then actions and --actions files applied in the order of the
+	 * command line; options anywhere; an action such as 'split 0 2' is
+	 * one argument */
+	items = calloc(argc, sizeof *items);
+	is_file = calloc(argc, sizeof *is_file);
+	if (!items || !is_file) {
+		free(items);
+		free(is_file);
+		return dojo_command_fail();
+	}
+	for (i = 1; i < argc; i++) {
+		v = NULL;
+		if ((r = take_option(argc, argv, &i, "output", 'o', &v)) != 0) {
+			out = v;
+		} else if ((r = take_option(argc, argv, &i, "actions", 'f',
+		    &v)) != 0) {
+			items[nitems] = v;
+			is_file[nitems++] = true;
+		} else if ((r = take_option(argc, argv, &i, "target", 't',
+		    &v)) != 0) {
+			target = v;
+		} else if ((r = take_option(argc, argv, &i, "addresses", 'a',
+		    NULL)) != 0) {
 			addresses = true;
-			break;
-		case 'h':
+		} else if ((r = take_option(argc, argv, &i, "help", 'h',
+		    NULL)) != 0) {
+			free(items);
+			free(is_file);
 			dojo_command_print_help(stdout, cmd);
 			return 0;
-		case ':':
-			return dojo_command_usage(cmd, "option '%s' needs a "
-			    "value", argv[optind - 1]);
-		default:
-			return dojo_command_usage(cmd, "unknown option '%s'",
-			    argv[optind - 1]);
+		} else if (argv[i][0] == '-' && argv[i][1] != '\0') {
+			r = dojo_command_usage(cmd, "unknown option '%s'",
+			    argv[i]);
+			goto out_usage;
+		} else if (!file) {
+			file = argv[i];
+		} else {
+			items[nitems++] = argv[i];
+		}
+		if (r < 0) {
+			r = dojo_command_usage(cmd, "option '%s' needs a value",
+			    argv[i]);
+			goto out_usage;
 		}
 	}
-	if (optind >= argc)
-		return dojo_command_usage(cmd, "expected FILE");
-	if (strcmp(target, "c") && strcmp(target, "cuda"))
-		return dojo_command_usage(cmd, "unknown target '%s' (c or "
-		    "cuda)", target);
-	prog = dojo_program_read_file(argv[optind]);
-	if (!prog)
+	if (!file) {
+		r = dojo_command_usage(cmd, "expected FILE");
+		goto out_usage;
+	}
+	if (strcmp(target, "c") && strcmp(target, "cuda")) {
+		r = dojo_command_usage(cmd, "unknown target '%s' (c or cuda)",
+		    target);
+		goto out_usage;
+	}
+	prog = dojo_program_read_file(file);
+	if (!prog) {
+		free(items);
+		free(is_file);
 		return dojo_command_fail();
-	/* options may also follow FILE and the actions */
-	for (i = optind + 1; i < argc; i++) {
-		if (!strcmp(argv[i], "-o") || !strcmp(argv[i], "--output") ||
-		    !strcmp(argv[i], "--actions") || !strcmp(argv[i], "-f") ||
-		    !strcmp(argv[i], "--target") || !strcmp(argv[i], "-t")) {
-			if (i + 1 >= argc) {
-				dojo_program_free(prog);
-				return dojo_command_usage(cmd, "option '%s' "
-				    "needs a value", argv[i]);
-			}
-			if (argv[i][1] == 'o' || argv[i][2] == 'o')
-				out = argv[++i];
-			else if (argv[i][1] == 'f' || argv[i][2] == 'a')
-				file = argv[++i];
-			else
-				target = argv[++i];
-		} else if (!strcmp(argv[i], "--addresses") ||
-		    !strcmp(argv[i], "-a")) {
-			addresses = true;
-		} else if (nactions < 256) {
-			actions[nactions++] = argv[i];
-		}
 	}
-	for (i = 0; i < nactions; i++)
-		if (apply_one(&prog, actions[i], target, "") < 0)
+	for (i = 0; i < nitems; i++)
+		if ((is_file[i] ? apply_file(&prog, items[i], target) :
+		    apply_one(&prog, items[i], target, "")) < 0)
 			goto out_free;
-	if (file && apply_file(&prog, file, target) < 0)
-		goto out_free;
 	text = dojo_program_print(prog, addresses);
 	if (!text) {
 		dojo_error_set("out of memory");
@@ -291,7 +327,13 @@ apply_run(int argc, char **argv)
 	rc = 0;
 out_free:
 	dojo_program_free(prog);
+	free(items);
+	free(is_file);
 	return rc ? dojo_command_fail() : 0;
+out_usage:
+	free(items);
+	free(is_file);
+	return r;
 }
 
 const struct dojo_command dojo_command_actions = {

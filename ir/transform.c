@@ -654,9 +654,17 @@ join_check(dojo_moves *mv, const struct dojo_action *a)
 	if (s->n != 1 || s->kids[0]->kind != DOJO_SCOPE)
 		return refuse(a, "the scope's only child must be a scope");
 	c = s->kids[0];
-	if (s->flag && c->flag && s->flag != c->flag)
-		return refuse(a, "the two scopes have different flags "
-		    "('%c' and '%c')", s->flag, c->flag);
+	/* the flags a split of the joined scope would give back */
+	{
+		char f = c->flag == 'v' || c->flag == 'w' ? c->flag :
+		    s->flag ? s->flag : c->flag, fo, fi;
+
+		split_flags(f, &fo, &fi);
+		if (fo != s->flag || fi != c->flag)
+			return refuse(a, "the flags of the two scopes ('%c' and "
+			    "'%c') do not merge into one", s->flag ? s->flag :
+			    '-', c->flag ? c->flag : '-');
+	}
 	jc.d = a->npath - 1;
 	jc.f = c->size;
 	jc.ok = true;

@@ -153,14 +153,14 @@ split_lines(struct parser *ps, const char *text, size_t len)
 
 
 /* The bytes of the character at "p", for "%.*s" in messages. */
-#define CHAR_AT(p) utf8_char_len(p), (p)
+#define CHAR_AT(p) utf8_char_len((p), ps->end), (p)
 
 static int
-utf8_char_len(const char *p)
+utf8_char_len(const char *p, const char *end)
 {
 	int n = 1;
 
-	while (n < 4 && ((unsigned char)p[n] & 0xc0) == 0x80)
+	while (n < 4 && p + n < end && ((unsigned char)p[n] & 0xc0) == 0x80)
 		n++;
 	return n;
 }
@@ -175,7 +175,7 @@ token_len(const char *p, const char *end)
 	while (q < end && (isalnum((unsigned char)*q) || *q == '_' ||
 	    *q == '.'))
 		q++;
-	return q > p ? (int)(q - p) : utf8_char_len(p);
+	return q > p ? (int)(q - p) : utf8_char_len(p, end);
 }
 
 static bool

@@ -1280,6 +1280,13 @@ fold_conflict(isl_ctx *ctx, const struct model *m, const struct xacc_list *xl,
 	return !empty;
 }
 
+static void
+fold_why(char *why, size_t len, const dojo_program *prog, int b)
+{
+	snprintf(why, len, "a value of '%s' would be overwritten in its slot "
+	    "before its last read", prog->decls->buf[b].name);
+}
+
 int
 dojo_deps_fold_live(dojo_program *prog, int b, int d, int64_t n, char *why,
     size_t len)
@@ -1302,8 +1309,7 @@ dojo_deps_fold_live(dojo_program *prog, int b, int d, int64_t n, char *why,
 	isl_union_map_free(flow);
 	isl_union_map_free(order);
 	if (rc > 0 && why)
-		snprintf(why, len, "a value of '%s' would be overwritten in its "
-		    "slot before its last read", prog->decls->buf[b].name);
+		fold_why(why, len, prog, b);
 out:
 	free(xl.x);
 	free(m.st);
@@ -1330,8 +1336,7 @@ dojo_deps_fold_conflict(dojo_deps *deps, int b, int d, int64_t n, char *why,
 	rc = fold_conflict(deps->ctx, &deps->m, &deps->xl, b, d, n,
 	    deps->flow[b], deps->order[b]);
 	if (rc > 0 && why)
-		snprintf(why, len, "a value of '%s' would be overwritten in its "
-		    "slot before its last read", deps->m.prog->decls->buf[b].name);
+		fold_why(why, len, deps->m.prog, b);
 	return rc;
 }
 

@@ -233,6 +233,24 @@ eval_int(const struct cexpr *e, const int64_t *it)
 	}
 }
 
+/* The update "u" of the value "old" by "v", in "T". */
+#define DEFINE_UPDATE(NAME, T)						\
+static T								\
+NAME(enum dojo_update u, T old, T v)					\
+{									\
+	switch (u) {							\
+	case DOJO_ADD_SET: return old + v;				\
+	case DOJO_SUB_SET: return old - v;				\
+	case DOJO_MUL_SET: return old * v;				\
+	case DOJO_MAX_SET: return old > v ? old : v;			\
+	case DOJO_MIN_SET: return old < v ? old : v;			\
+	default: return v;						\
+	}								\
+}
+
+DEFINE_UPDATE(update_float, float)
+DEFINE_UPDATE(update_double, double)
+
 static void
 exec_op(const struct cnode *n, const int64_t *it)
 {
@@ -241,30 +259,14 @@ exec_op(const struct cnode *n, const int64_t *it)
 	switch (n->lhs.dtype) {
 	case DOJO_F32: {
 		float *p = (float *)n->lhs.base + off;
-		float v = eval_float(n->rhs, it);
 
-		switch (n->update) {
-		case DOJO_SET: *p = v; break;
-		case DOJO_ADD_SET: *p = *p + v; break;
-		case DOJO_SUB_SET: *p = *p - v; break;
-		case DOJO_MUL_SET: *p = *p * v; break;
-		case DOJO_MAX_SET: *p = *p > v ? *p : v; break;
-		case DOJO_MIN_SET: *p = *p < v ? *p : v; break;
-		}
+		*p = update_float(n->update, *p, eval_float(n->rhs, it));
 		break;
 	}
 	case DOJO_F64: {
 		double *p = (double *)n->lhs.base + off;
-		double v = eval_double(n->rhs, it);
 
-		switch (n->update) {
-		case DOJO_SET: *p = v; break;
-		case DOJO_ADD_SET: *p = *p + v; break;
-		case DOJO_SUB_SET: *p = *p - v; break;
-		case DOJO_MUL_SET: *p = *p * v; break;
-		case DOJO_MAX_SET: *p = *p > v ? *p : v; break;
-		case DOJO_MIN_SET: *p = *p < v ? *p : v; break;
-		}
+		*p = update_double(n->update, *p, eval_double(n->rhs, it));
 		break;
 	}
 	default: {

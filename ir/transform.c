@@ -43,6 +43,7 @@ static const struct dojo_move moves[];
 static const int n_moves;
 
 static int check_flags_after(dojo_moves *mv, const struct dojo_action *a);
+static const struct dojo_move *find_move(const char *name, size_t len);
 
 /*
  * Helpers: looking up, refusing, copying.
@@ -488,6 +489,21 @@ aff_add_term(struct dojo_aff *aff, int d, int64_t k)
 	return 0;
 }
 
+/* In "out", the move named "name" at the place of "a", with the number
+ * "num" when "nnum" is 1: the inverse of "a". */
+static int
+inverse_at(struct dojo_action *out, const struct dojo_action *a,
+    const char *name, int nnum, int64_t num)
+{
+	memset(out, 0, sizeof *out);
+	out->move = find_move(name, strlen(name));
+	memcpy(out->path, a->path, sizeof out->path);
+	out->npath = a->npath;
+	out->num[0] = num;
+	out->nnum = nnum;
+	return 0;
+}
+
 /*
  * split S f / join S
  */
@@ -602,11 +618,7 @@ static int
 split_inverse(struct dojo_action *out, dojo_moves *mv,
     const struct dojo_action *a)
 {
-	memset(out, 0, sizeof *out);
-	out->move = &moves[1];
-	memcpy(out->path, a->path, sizeof out->path);
-	out->npath = a->npath;
-	return 0;
+	return inverse_at(out, a, "join", 0, 0);
 }
 
 struct join_ctx {
@@ -700,13 +712,7 @@ join_inverse(struct dojo_action *out, dojo_moves *mv,
 {
 	struct dojo_node *s = node_at(mv->prog, a->path, a->npath);
 
-	memset(out, 0, sizeof *out);
-	out->move = &moves[0];
-	memcpy(out->path, a->path, sizeof out->path);
-	out->npath = a->npath;
-	out->num[0] = s->kids[0]->size;
-	out->nnum = 1;
-	return 0;
+	return inverse_at(out, a, "split", 1, s->kids[0]->size);
 }
 
 /*
@@ -855,13 +861,7 @@ fuse_inverse(struct dojo_action *out, dojo_moves *mv,
 {
 	struct dojo_node *s = node_at(mv->prog, a->path, a->npath);
 
-	memset(out, 0, sizeof *out);
-	out->move = &moves[4];
-	memcpy(out->path, a->path, sizeof out->path);
-	out->npath = a->npath;
-	out->num[0] = s->n;
-	out->nnum = 1;
-	return 0;
+	return inverse_at(out, a, "fission", 1, s->n);
 }
 
 static int
@@ -936,11 +936,7 @@ static int
 fission_inverse(struct dojo_action *out, dojo_moves *mv,
     const struct dojo_action *a)
 {
-	memset(out, 0, sizeof *out);
-	out->move = &moves[3];
-	memcpy(out->path, a->path, sizeof out->path);
-	out->npath = a->npath;
-	return 0;
+	return inverse_at(out, a, "fuse", 0, 0);
 }
 
 /*
@@ -1320,7 +1316,7 @@ annotate_inverse(struct dojo_action *out, dojo_moves *mv,
     const struct dojo_action *a)
 {
 	*out = *a;
-	out->move = &moves[12];
+	out->move = find_move("clear", 5);
 	return 0;
 }
 
@@ -1633,7 +1629,7 @@ fold_inverse(struct dojo_action *out, dojo_moves *mv,
     const struct dojo_action *a)
 {
 	*out = *a;
-	out->move = &moves[15];
+	out->move = find_move("unfold", 6);
 	out->nnum = 1;
 	return 0;
 }
@@ -1682,7 +1678,7 @@ unfold_inverse(struct dojo_action *out, dojo_moves *mv,
     const struct dojo_action *a)
 {
 	*out = *a;
-	out->move = &moves[14];
+	out->move = find_move("fold", 4);
 	out->num[1] = mv->prog->decls->buf[dojo_program_find_buffer(mv->prog,
 	    a->name)].fold[a->num[0]];
 	out->nnum = 2;

@@ -77,12 +77,8 @@ actions_run(int argc, char **argv)
 		case 'h':
 			dojo_command_print_help(stdout, cmd);
 			return 0;
-		case ':':
-			return dojo_command_usage(cmd, "option '%s' needs a "
-			    "value", argv[optind - 1]);
 		default:
-			return dojo_command_usage(cmd, "unknown option '%s'",
-			    argv[optind - 1]);
+			return dojo_command_bad_option(cmd, c, argv);
 		}
 	}
 	if (optind != argc - 1 && !(why_all && optind == argc - 2))

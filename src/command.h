@@ -27,5 +27,9 @@ int dojo_command_fail(void);
 int dojo_command_usage(const struct dojo_command *cmd, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void dojo_command_print_help(FILE *out, const struct dojo_command *cmd);
+/* The usage error for getopt's answer "c" (':' a missing value, else an
+ * unknown option). */
+int dojo_command_bad_option(const struct dojo_command *cmd, int c,
+    char **argv);
 
 #endif

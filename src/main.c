@@ -3,6 +3,7 @@
 #include "command.h"
 #include "ir/error.h"
 
+#include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,6 +36,16 @@ dojo_command_usage(const struct dojo_command *cmd, const char *fmt, ...)
 	va_end(ap);
 	fprintf(stderr, " (usage: perfdojo %s %s)\n", cmd->name, cmd->args);
 	return DOJO_EXIT_USAGE;
+}
+
+int
+dojo_command_bad_option(const struct dojo_command *cmd, int c, char **argv)
+{
+	if (c == ':')
+		return dojo_command_usage(cmd, "option '%s' needs a value",
+		    argv[optind - 1]);
+	return dojo_command_usage(cmd, "unknown option '%s'",
+	    argv[optind - 1]);
 }
 
 void

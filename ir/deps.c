@@ -980,6 +980,8 @@ dep_matches(dojo_deps *deps, struct dep *d, const struct dojo_dep_query *q)
 		return false;
 	if (d->chain && q->skip_chains)
 		return false;
+	if (q->skip_buffers && q->skip_buffers[d->buffer])
+		return false;
 	if (d->chain && q->skip_invariant_chains &&
 	    !dojo_access_uses(&deps->m.st[d->src].op->lhs, l))
 		return false;
@@ -1113,6 +1115,73 @@ dojo_deps_describe(struct dojo_strbuf *sb, dojo_deps *deps, int k,
 		dojo_strbuf_printf(sb, "%s%s", i ? ", " : "",
 		    dir[i] > 0 ? "<" : dir[i] < 0 ? ">" : "=");
 	dojo_strbuf_puts(sb, ")");
+}
+
+/* Whether every read of buffer "b" finds, earlier in the same iteration of
+ * the scope at "path" (depth n - 1), a write of its element. */
+static bool
+reads_covered_within(dojo_deps *deps, int b, int n)
+{
+	const struct xacc_list *xl = &deps->xl;
+	isl_set *dom, *covered;
+	isl_map *map;
+	isl_bool sub;
+	struct cons *c;
+	int i, j;
+
+	for (i = 0; i < xl->n; i++) {
+		const struct xacc *y = &xl->x[i];
+
+		if (y->write || buffer_of(deps->m.prog, y->acc) != b)
+			continue;
+		for (j = 0; j < xl->n; j++)
+			if (xl->x[j].write && xl->x[j].acc->array ==
+			    y->acc->array && write_covers(&deps->m, &xl->x[j], y))
+				break;
+		if (j < xl->n)
+			continue;
+		dom = domain_set(deps->ctx, &deps->m, y->stmt);
+		covered = isl_set_empty(isl_set_get_space(dom));
+		for (j = 0; j < xl->n; j++) {
+			const struct xacc *x = &xl->x[j];
+
+			if (!x->write || x->acc->array != y->acc->array)
+				continue;
+			c = cons_new(deps->m.st[x->stmt].depth,
+			    deps->m.st[y->stmt].depth, x->acc->nidx + n);
+			if (!c)
+				break;
+			cons_boxes(c, &deps->m, x->stmt, y->stmt);
+			cons_same_element(c, x->acc, y->acc);
+			cons_prefix(c, n, -1);	/* one iteration of the scope */
+			map = cons_before(deps->ctx, c, &deps->m, x->stmt,
+			    y->stmt);
+			cons_free(c);
+			covered = isl_set_union(covered, isl_map_range(map));
+		}
+		sub = isl_set_is_subset(dom, covered);
+		isl_set_free(dom);
+		isl_set_free(covered);
+		if (sub != isl_bool_true)
+			return false;
+	}
+	return true;
+}
+
+bool
+dojo_deps_private(dojo_deps *deps, int b, const int *path, int n)
+{
+	const struct dojo_buffer *buf = &deps->m.prog->decls->buf[b];
+	int i;
+
+	if (buf->role != DOJO_TEMP)
+		return false;
+	/* all its accesses inside the scope */
+	for (i = 0; i < deps->xl.n; i++)
+		if (buffer_of(deps->m.prog, deps->xl.x[i].acc) == b &&
+		    !in_subtree(&deps->m.st[deps->xl.x[i].stmt], path, n))
+			return false;
+	return reads_covered_within(deps, b, n);
 }
 
 bool

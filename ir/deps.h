@@ -44,6 +44,7 @@ struct dojo_dep_query {
 	const int *dst_path;	/* the second */
 	int dst_len;
 	bool skip_chains;		/* ignore reductions' own chains */
+	const bool *skip_buffers;	/* ignore these buffers (by index) */
 	bool skip_invariant_chains;	/* ... when invariant at level */
 };
 
@@ -52,6 +53,10 @@ int dojo_deps_find(dojo_deps *deps, const struct dojo_dep_query *q);
 /* "the dependence of X on Y through A (flow), direction (=, <, >)" */
 void dojo_deps_describe(struct dojo_strbuf *sb, dojo_deps *deps, int dep,
     const struct dojo_dep_query *q);
+/* Whether buffer "b" is private to the scope at "path": a temporary that
+ * only the scope touches, each read finding its value written earlier in
+ * the same iteration; each iteration (thread) may have its own copy. */
+bool dojo_deps_private(dojo_deps *deps, int b, const int *path, int n);
 /* Whether the operation at "path" is a reduction. */
 bool dojo_deps_is_reduction(dojo_deps *deps, const int *path, int n);
 

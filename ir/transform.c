@@ -1131,6 +1131,30 @@ descendant_threads(const struct dojo_node *node)
 	return best;
 }
 
+/* The dependence test of a scope run by threads: the temporaries private
+ * to it (doc/moves.md) are each thread's own, so their dependences do not
+ * count. */
+static int
+check_threads_deps(dojo_moves *mv, const struct dojo_action *a,
+    struct dojo_dep_query *q, const int *path, int n)
+{
+	dojo_deps *deps = deps_of(mv);
+	bool *priv;
+	int b, r;
+
+	if (!deps)
+		return -1;
+	priv = calloc(mv->prog->decls->nbuf, sizeof *priv);
+	if (!priv)
+		return dojo_error_set("out of memory");
+	for (b = 0; b < mv->prog->decls->nbuf; b++)
+		priv[b] = dojo_deps_private(deps, b, path, n);
+	q->skip_buffers = priv;
+	r = check_deps(mv, a, q, "the scope carries");
+	free(priv);
+	return r;
+}
+
 /* Whether the scope "s" at "path" may carry flag "f" (its own flag, if
  * any, aside); "a" names the move in the refusal. */
 static int
@@ -1165,14 +1189,14 @@ flag_legal(dojo_moves *mv, const struct dojo_action *a, const int *path,
 		    descendant_flag(s, "gbw"))
 			return refuse(a, "a parallel scope cannot go inside a "
 			    "vector scope, nor around or inside GPU scopes");
-		return check_deps(mv, a, &q, "the scope carries");
+		return check_threads_deps(mv, a, &q, path, n);
 	case 'g':
 		if (ancestor_flag(mv->prog, path, n, "bwp"))
 			return refuse(a, "a grid scope must be outside the "
 			    "block and warp scopes, and not in a parallel one");
 		if (s->size > 2147483647)
 			return refuse(a, "size over the grid limit");
-		return check_deps(mv, a, &q, "the scope carries");
+		return check_threads_deps(mv, a, &q, path, n);
 	case 'b':
 		if (!ancestor_flag(mv->prog, path, n, "g"))
 			return refuse(a, "a block scope must be inside a grid "
@@ -1184,7 +1208,7 @@ flag_legal(dojo_moves *mv, const struct dojo_action *a, const int *path,
 		if (ancestor_threads(mv->prog, path, n) * s->size *
 		    descendant_threads(s) > 1024)
 			return refuse(a, "over 1024 threads in a block");
-		return check_deps(mv, a, &q, "the scope carries");
+		return check_threads_deps(mv, a, &q, path, n);
 	case 'w':
 		if (!ancestor_flag(mv->prog, path, n, "b"))
 			return refuse(a, "a warp scope must be inside a block "
@@ -1199,7 +1223,7 @@ flag_legal(dojo_moves *mv, const struct dojo_action *a, const int *path,
 		if (ancestor_threads(mv->prog, path, n) * s->size *
 		    descendant_threads(s) > 1024)
 			return refuse(a, "over 1024 threads in a block");
-		return check_deps(mv, a, &q, "the scope carries");
+		return check_threads_deps(mv, a, &q, path, n);
 	}
 	return 0;
 }

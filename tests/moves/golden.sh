@@ -45,8 +45,9 @@ done
 ok $? "matmul-blocked.actions applies to the 512 matmul"
 grep -q '^B_p f32 \[512, 16\] heap$' "$tmp/mmb.dojo" &&
     grep -q '^C_c f32 \[4, 16\] stack$' "$tmp/mmb.dojo" &&
-    grep -q '| 512  | 4:u  | 16:v | C_c\[{3}, {4}\] += ' "$tmp/mmb.dojo"
-ok $? "matmul-blocked: packed B panel, C tile, k outside the unrolled rows and vector columns"
+    grep -q '| 512  | 4:u  | 16:v | C_c\[{3}, {4}\] += ' "$tmp/mmb.dojo" &&
+    grep -Eq '^32:p +\| 512 +\| 16:v \| B_p' "$tmp/mmb.dojo"
+ok $? "matmul-blocked: packed B panel, C tile, k outside the unrolled rows and vector columns, column blocks parallel"
 "$PERFDOJO" run "$top_srcdir/examples/matmul.dojo" > "$tmp/before"
 "$PERFDOJO" run "$tmp/mmb.dojo" > "$tmp/after"
 cmp -s "$tmp/before" "$tmp/after"

@@ -218,7 +218,7 @@ dojo_data_load_npy(dojo_data *data, int b, const char *path)
 	char *header = NULL, descr[16], want[256], got[256];
 	int64_t shape[DOJO_MAX_DIMS];
 	uint32_t hlen;
-	size_t pre, esize = dojo_dtype_size(buf->dtype);
+	size_t esize = dojo_dtype_size(buf->dtype);
 	bool fortran = false;
 	int ndim, i, rc = -1;
 	FILE *f;
@@ -233,7 +233,6 @@ dojo_data_load_npy(dojo_data *data, int b, const char *path)
 	}
 	if (magic[6] == 1) {
 		hlen = magic[8] | magic[9] << 8;
-		pre = 10;
 	} else if (magic[6] == 2 || magic[6] == 3) {
 		if (fread(magic + 10, 1, 2, f) != 2) {
 			dojo_error_set("%s: truncated .npy header", path);
@@ -241,7 +240,6 @@ dojo_data_load_npy(dojo_data *data, int b, const char *path)
 		}
 		hlen = magic[8] | magic[9] << 8 | (uint32_t)magic[10] << 16 |
 		    (uint32_t)magic[11] << 24;
-		pre = 12;
 	} else {
 		dojo_error_set("%s: unsupported .npy version %d", path,
 		    magic[6]);
@@ -251,7 +249,6 @@ dojo_data_load_npy(dojo_data *data, int b, const char *path)
 		dojo_error_set("%s: .npy header too long", path);
 		goto out_close;
 	}
-	(void)pre;
 	header = calloc(1, hlen + 1);
 	if (!header || fread(header, 1, hlen, f) != hlen) {
 		dojo_error_set("%s: truncated .npy header", path);

@@ -825,7 +825,7 @@ fuse_check(dojo_moves *mv, const struct dojo_action *a)
 static dojo_program *
 fuse_apply(dojo_moves *mv, const struct dojo_action *a)
 {
-	struct dojo_node **sib, *s, *t, *n, *repl[1];
+	struct dojo_node **sib, *s, *t, *n;
 	int nsib, i, at = a->path[a->npath - 1];
 	struct dojo_node **kids;
 	dojo_program *p;
@@ -844,14 +844,12 @@ fuse_apply(dojo_moves *mv, const struct dojo_action *a)
 		dojo_node_unref(n);
 		return NULL;
 	}
-	repl[0] = n;
 	for (i = 0; i < nsib - 1; i++)
 		kids[i] = i < at ? dojo_node_ref(sib[i]) : i == at ? n :
 		    dojo_node_ref(sib[i + 1]);
 	p = replace_children(mv->prog, a->path, a->npath - 1, kids, nsib - 1,
 	    NULL);
 	free(kids);
-	(void)repl;
 	return p;
 }
 
@@ -947,13 +945,12 @@ static int
 reorder_check(dojo_moves *mv, const struct dojo_action *a)
 {
 	struct dojo_dep_query q = { 0 };
-	struct dojo_node *x, **sib;
+	struct dojo_node *x;
 	int nsib, next[DOJO_MAX_DEPTH];
 
 	if (need_node(a, mv, &x) < 0)
 		return -1;
-	sib = siblings(mv->prog, a->path, a->npath, &nsib);
-	(void)sib;
+	siblings(mv->prog, a->path, a->npath, &nsib);
 	if (a->path[a->npath - 1] + 1 >= nsib)
 		return refuse(a, "the node has no next sibling");
 	memcpy(next, a->path, sizeof next);
@@ -1948,9 +1945,6 @@ cache_box(dojo_moves *mv, const struct dojo_action *a, struct box *bx)
 	return 0;
 }
 
-static bool
-box_covered(struct box *bx, dojo_moves *mv, const struct dojo_action *a);
-
 static int
 cache_check(dojo_moves *mv, const struct dojo_action *a)
 {
@@ -1987,20 +1981,11 @@ cache_check(dojo_moves *mv, const struct dojo_action *a)
 				return refuse(a, "the copies would unroll %lld "
 				    "iterations, over %d", (long long)(bx.hi[i] -
 				    bx.lo[i] + 1), UNROLL_MAX);
-	(void)box_covered;
 	if (check_result(mv, a, a->name) < 0)
 		return -1;
 	return check_flags_after(mv, a);
 }
 
-/* Whether a write of the subtree covers the whole box: a write whose
- * indices are each one unit-stride iterator (or a constant) spanning the
- * box.  When none does, the copy is also read in before X. */
-static bool
-box_covered(struct box *bx, dojo_moves *mv, const struct dojo_action *a)
-{
-	return bx->covered;
-}
 
 struct cache_ctx {
 	int array, to;
@@ -2435,19 +2420,7 @@ out_free:
 	return NULL;
 }
 
-static int
-pack_values(dojo_moves *mv, const struct dojo_action *a, int i,
-    int64_t *out, int max)
-{
-	return 0;
-}
 
-static int
-cache_values(dojo_moves *mv, const struct dojo_action *a, int i,
-    int64_t *out, int max)
-{
-	return 0;
-}
 
 /*
  * hoist X: an invariant operation moves before its scope
@@ -2637,12 +2610,12 @@ static const struct dojo_move moves[] = {
 	{ "reuse", "B A", "let buffer B also back array A", 0, false,
 	  reuse_check, reuse_apply, NULL, NULL },
 	{ "cache", "X A L", "work on a local copy of A's box in X", 0, false,
-	  cache_check, cache_apply, NULL, cache_values },
+	  cache_check, cache_apply, NULL, NULL },
 	{ "hoist", "X", "move an invariant operation before its scope", 0,
 	  false, hoist_check, hoist_apply, NULL, NULL },
 	{ "pack", "X A P", "copy the box of A that X reads into a new buffer, "
 	  "dimensions in the order P", 0, false, pack_check, pack_apply, NULL,
-	  pack_values },
+	  NULL },
 	{ "rfactor", "S", "a reduction over S and its child scope L goes "
 	  "through partial results, one per iteration of L", 0, false,
 	  rfactor_check, rfactor_apply, NULL, NULL },

@@ -13,6 +13,7 @@
 #include "ir/transform.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,10 +22,17 @@ static int tap_n;
 static int failed;
 
 static void
-result(bool ok, const char *fmt, const char *file, const char *extra)
+result(bool ok, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void
+result(bool ok, const char *fmt, ...)
 {
+	va_list ap;
+
 	printf("%sok %d - ", ok ? "" : "not ", ++tap_n);
-	printf(fmt, file, extra);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
 	printf("\n");
 	if (!ok)
 		failed = 1;

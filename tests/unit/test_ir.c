@@ -7,6 +7,7 @@
 #include "ir/program.h"
 #include "ir/program_private.h"
 #include "ir/strbuf.h"
+#include "ir/transform.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -303,6 +304,34 @@ test_parse_is_total(void)
 	}
 }
 
+static void
+test_moves_share(void)
+{
+	dojo_program *p = parse("x f32 [8] heap in\ny f32 [8] heap out\n"
+	    "z f32 [8] heap out\n8 | y[{0}] = x[{0}]\n8 | z[{0}] = x[{0}]\n");
+	dojo_program *q, *r;
+
+	if (!p)
+		return;
+	q = dojo_program_apply_text(p, "split 1 2", "c");
+	CHECK(q != NULL);
+	if (!q) {
+		dojo_program_free(p);
+		return;
+	}
+	/* the untouched nest is the same node, not a copy */
+	CHECK(dojo_program_child(q, 0) == dojo_program_child(p, 0));
+	CHECK(dojo_program_child(q, 1) != dojo_program_child(p, 1));
+	/* the original is unchanged */
+	CHECK(dojo_node_size(dojo_program_child(p, 1)) == 8);
+	CHECK(dojo_node_size(dojo_program_child(q, 1)) == 4);
+	r = dojo_program_apply_text(q, "join 1", "c");
+	CHECK(r && dojo_program_equal(r, p));
+	dojo_program_free(r);
+	dojo_program_free(q);
+	dojo_program_free(p);
+}
+
 static const struct unit_test tests[] = {
 	{ "sha1 of known texts", test_sha1 },
 	{ "state id is git's blob id", test_state_id },
@@ -314,6 +343,7 @@ static const struct unit_test tests[] = {
 	{ "interpreter semantics", test_interp },
 	{ "programs are shared by reference", test_sharing },
 	{ "every prefix parses or fails cleanly", test_parse_is_total },
+	{ "a move shares the subtrees it does not change", test_moves_share },
 	{ NULL, NULL }
 };
 

@@ -533,3 +533,78 @@ dojo_program_id(char out[41], dojo_program *prog)
 	dojo_sha1_hex(out, prefix, (size_t)plen + 1, text, len);
 	free(text);
 }
+
+const dojo_access *
+dojo_op_lhs(const dojo_node *op)
+{
+	return &op->lhs;
+}
+
+enum dojo_update
+dojo_op_update(const dojo_node *op)
+{
+	return op->update;
+}
+
+const dojo_expr *
+dojo_op_rhs(const dojo_node *op)
+{
+	return op->rhs;
+}
+
+int
+dojo_access_array(const dojo_access *acc)
+{
+	return acc->array;
+}
+
+int
+dojo_access_n_indices(const dojo_access *acc)
+{
+	return acc->nidx;
+}
+
+int
+dojo_access_index(const dojo_access *acc, int i, int64_t *c, int *depth,
+    int64_t *coef)
+{
+	const struct dojo_aff *aff = &acc->idx[i];
+	int k;
+
+	*c = aff->c;
+	for (k = 0; k < aff->n && k < DOJO_MAX_DEPTH; k++) {
+		depth[k] = aff->t[k].d;
+		coef[k] = aff->t[k].k;
+	}
+	return k;
+}
+
+enum dojo_expr_kind
+dojo_expr_kind(const dojo_expr *e)
+{
+	return e->kind;
+}
+
+double
+dojo_expr_num(const dojo_expr *e)
+{
+	return e->num;
+}
+
+const dojo_access *
+dojo_expr_access(const dojo_expr *e)
+{
+	return &e->acc;
+}
+
+enum dojo_fn
+dojo_expr_fn(const dojo_expr *e)
+{
+	return e->fn;
+}
+
+const dojo_expr *
+dojo_expr_arg(const dojo_expr *e, int i)
+{
+	return i ? e->b : e->a;
+}

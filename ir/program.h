@@ -76,6 +76,32 @@ dojo_node *dojo_node_child(dojo_node *node, int i);
 int64_t dojo_node_size(dojo_node *node);
 char dojo_node_flag(dojo_node *node);	/* 0 or one of "uvpgbw" */
 
+/* Operations, for code generators: the written access, the update and
+ * the expression tree.  Accesses and expressions belong to their node. */
+typedef struct dojo_access dojo_access;
+enum dojo_expr_kind {
+	DOJO_E_NUM, DOJO_E_ACCESS, DOJO_E_NEG,
+	DOJO_E_ADD, DOJO_E_SUB, DOJO_E_MUL, DOJO_E_DIV, DOJO_E_CALL
+};
+enum dojo_fn {
+	DOJO_FN_EXP, DOJO_FN_LOG, DOJO_FN_SQRT, DOJO_FN_TANH, DOJO_FN_ABS,
+	DOJO_FN_MAX, DOJO_FN_MIN
+};
+const dojo_access *dojo_op_lhs(const dojo_node *op);
+enum dojo_update dojo_op_update(const dojo_node *op);
+const dojo_expr *dojo_op_rhs(const dojo_node *op);
+int dojo_access_array(const dojo_access *acc);
+int dojo_access_n_indices(const dojo_access *acc);
+/* Index "i" is c + sum of coef[t] * {depth[t]}; returns the term count
+ * and fills at most DOJO_MAX_DEPTH terms. */
+int dojo_access_index(const dojo_access *acc, int i, int64_t *c,
+    int *depth, int64_t *coef);
+enum dojo_expr_kind dojo_expr_kind(const dojo_expr *e);
+double dojo_expr_num(const dojo_expr *e);
+const dojo_access *dojo_expr_access(const dojo_expr *e);
+enum dojo_fn dojo_expr_fn(const dojo_expr *e);
+const dojo_expr *dojo_expr_arg(const dojo_expr *e, int i);
+
 /* Addresses: "0.1.2".  Parse into "out" (at most DOJO_MAX_DEPTH indices);
  * returns the number of indices or -1 with the last error set. */
 int dojo_address_parse(int out[DOJO_MAX_DEPTH], const char *text);

@@ -29,14 +29,6 @@ struct dojo_access {
 	struct dojo_pos pos;
 };
 
-enum dojo_expr_kind {
-	DOJO_E_NUM, DOJO_E_ACCESS, DOJO_E_NEG,
-	DOJO_E_ADD, DOJO_E_SUB, DOJO_E_MUL, DOJO_E_DIV, DOJO_E_CALL
-};
-enum dojo_fn {
-	DOJO_FN_EXP, DOJO_FN_LOG, DOJO_FN_SQRT, DOJO_FN_TANH, DOJO_FN_ABS,
-	DOJO_FN_MAX, DOJO_FN_MIN
-};
 
 struct dojo_expr {
 	enum dojo_expr_kind kind;

@@ -4,6 +4,7 @@
 #include "ir/data.h"
 #include "ir/interp.h"
 #include "ir/program.h"
+#include "targets/runner.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -31,11 +32,15 @@ run_run(int argc, char **argv)
 		{ "inputs", required_argument, NULL, 'i' },
 		{ "outputs", required_argument, NULL, 'o' },
 		{ "seed", required_argument, NULL, 's' },
+		{ "target", required_argument, NULL, 't' },
+		{ "timeout", required_argument, NULL, 'T' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
 	const struct dojo_command *cmd = &dojo_command_run;
-	const char *inputs = NULL, *outputs = NULL, *file;
+	const char *inputs = NULL, *outputs = NULL, *file, *target = NULL;
+	struct dojo_run_result res;
+	struct dojo_run_options ropt = { NULL, NULL, 60, 0 };
 	unsigned long long seed = 1;
 	char path[PATH_MAX], *end;
 	dojo_program *prog;
@@ -45,7 +50,7 @@ run_run(int argc, char **argv)
 
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, ":i:o:s:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":i:o:s:t:T:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'i':
 			inputs = optarg;
@@ -59,6 +64,19 @@ run_run(int argc, char **argv)
 			if (errno || *end || !*optarg || *optarg == '-')
 				return dojo_command_usage(cmd, "--seed needs a "
 				    "non-negative integer, not '%s'", optarg);
+			break;
+		case 't':
+			target = optarg;
+			if (strcmp(target, "c") && strcmp(target, "interp"))
+				return dojo_command_usage(cmd, "unknown target "
+				    "'%s' (interp or c)", target);
+			break;
+		case 'T':
+			ropt.timeout = strtod(optarg, &end);
+			if (*end || ropt.timeout <= 0)
+				return dojo_command_usage(cmd, "--timeout needs "
+				    "a positive number of seconds, not '%s'",
+				    optarg);
 			break;
 		case 'h':
 			dojo_command_print_help(stdout, cmd);
@@ -86,8 +104,17 @@ run_run(int argc, char **argv)
 		    dojo_data_load_npy(data, b, path) < 0)
 			goto out_free_data;
 	}
-	if (dojo_interp_run(prog, data) < 0)
+	if (target && strcmp(target, "c") == 0) {
+		if (dojo_c_run(prog, data, &ropt, &res) < 0)
+			goto out_free_data;
+		if (res.outcome != DOJO_OUTCOME_OK) {
+			dojo_error_set("%s: %s: %s", file,
+			    dojo_outcome_name(res.outcome), res.message);
+			goto out_free_data;
+		}
+	} else if (dojo_interp_run(prog, data) < 0) {
 		goto out_free_data;
+	}
 	if (outputs && mkdir(outputs, 0777) < 0 && errno != EEXIST) {
 		dojo_error_set("%s: %s", outputs, strerror(errno));
 		goto out_free_data;
@@ -112,13 +139,20 @@ out_free_prog:
 
 const struct dojo_command dojo_command_run = {
 	.name = "run",
-	.args = "FILE.dojo [--inputs DIR] [--outputs DIR] [--seed N]",
+	.args = "FILE.dojo [--inputs DIR] [--outputs DIR] [--seed N] "
+	    "[--target interp|c]",
 	.summary = "execute a kernel and print a checksum per output",
 	.help = "  -i, --inputs DIR   read each in/inout array from "
 	    "DIR/NAME.npy\n"
 	    "                     (default: seeded uniform random values)\n"
 	    "  -o, --outputs DIR  write each out/inout array to "
 	    "DIR/NAME.npy\n"
-	    "  -s, --seed N       seed of the random inputs (default 1)\n",
+	    "  -s, --seed N       seed of the random inputs (default 1)\n"
+	    "  -t, --target T     interp (default: the reference interpreter) "
+	    "or c\n"
+	    "                     (generated C, compiled with $CC, run in a "
+	    "child)\n"
+	    "      --timeout S    the child's time limit with -t c (default "
+	    "60)\n",
 	.run = run_run,
 };

@@ -15,6 +15,7 @@ static const struct dojo_command *const commands[] = {
 	&dojo_command_run,
 	&dojo_command_actions,
 	&dojo_command_apply,
+	&dojo_command_emit,
 };
 #define N_COMMANDS (sizeof commands / sizeof *commands)
 

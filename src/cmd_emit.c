@@ -1,0 +1,81 @@
+/* cmd_emit.c: perfdojo emit: the generated code of a kernel */
+#include "config.h"
+#include "command.h"
+#include "ir/program.h"
+#include "ir/strbuf.h"
+#include "targets/c.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+static int
+emit_run(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "target", required_argument, NULL, 't' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	const struct dojo_command *cmd = &dojo_command_emit;
+	const char *target = "c", *out = NULL;
+	struct dojo_strbuf sb;
+	dojo_program *prog;
+	FILE *f;
+	int c, rc = DOJO_EXIT_ERROR;
+
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, ":t:o:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 't':
+			target = optarg;
+			break;
+		case 'o':
+			out = optarg;
+			break;
+		case 'h':
+			dojo_command_print_help(stdout, cmd);
+			return 0;
+		default:
+			return dojo_command_bad_option(cmd, c, argv);
+		}
+	}
+	if (optind != argc - 1)
+		return dojo_command_usage(cmd, "expected one FILE");
+	if (strcmp(target, "c") != 0)
+		return dojo_command_usage(cmd, "unknown target '%s' (the C "
+		    "target, c, is the one there is)", target);
+	prog = dojo_program_read_file(argv[optind]);
+	if (!prog)
+		return dojo_command_fail();
+	dojo_strbuf_init(&sb);
+	if (dojo_c_emit(&sb, prog) < 0)
+		goto out_free;
+	if (out) {
+		f = fopen(out, "w");
+		if (!f || fputs(sb.s, f) < 0 || fclose(f) != 0) {
+			dojo_error_set("%s: %s", out, strerror(errno));
+			goto out_free;
+		}
+	} else {
+		fputs(sb.s, stdout);
+	}
+	rc = 0;
+out_free:
+	dojo_strbuf_release(&sb);
+	dojo_program_free(prog);
+	return rc ? dojo_command_fail() : 0;
+}
+
+const struct dojo_command dojo_command_emit = {
+	.name = "emit",
+	.args = "FILE.dojo [--target c] [-o OUT]",
+	.summary = "print the code generated for a kernel",
+	.help = "  -t, --target T   c (default): a C11 function "
+	    "dojo_kernel(void **args)\n"
+	    "  -o, --output OUT write the code to OUT\n",
+	.run = emit_run,
+};

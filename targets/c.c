@@ -1,0 +1,493 @@
+/* c.c: the C target: a kernel as a C11 function */
+#include "config.h"
+#include "targets/c.h"
+#include "ir/deps.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct emit {
+	struct dojo_strbuf *sb;
+	dojo_program *prog;
+	dojo_deps *deps;
+	int *decl_depth;	/* per buffer: the scope depth it is declared at,
+				   -1: in the function */
+	int (*decl_path)[DOJO_MAX_DEPTH];
+	int path[DOJO_MAX_DEPTH];
+	int indent;
+};
+
+static const char *const ctypes[] = { "float", "double", "int32_t", "int64_t" };
+
+static void
+indent(struct emit *e)
+{
+	dojo_strbuf_pad(e->sb, '\t', e->indent);
+}
+
+/* Storage of buffer "b": stored elements and the stride of each dim. */
+static uint64_t
+strides(dojo_program *prog, int b, int64_t *stride)
+{
+	uint64_t s = 1;
+	int d;
+
+	for (d = dojo_buffer_ndim(prog, b) - 1; d >= 0; d--) {
+		stride[d] = (int64_t)s;
+		s *= (uint64_t)(dojo_buffer_fold(prog, b, d) ?
+		    dojo_buffer_fold(prog, b, d) : dojo_buffer_extent(prog, b, d));
+	}
+	return s;
+}
+
+static void
+emit_offset(struct emit *e, const dojo_access *acc)
+{
+	int b = dojo_array_buffer(e->prog, dojo_access_array(acc));
+	int64_t stride[DOJO_MAX_DIMS], c, coef[DOJO_MAX_DEPTH];
+	int64_t lin[DOJO_MAX_DEPTH] = { 0 }, lc = 0;
+	int depth[DOJO_MAX_DEPTH], d, t, n, first = 1;
+
+	strides(e->prog, b, stride);
+	for (d = 0; d < dojo_access_n_indices(acc); d++) {
+		n = dojo_access_index(acc, d, &c, depth, coef);
+		if (dojo_buffer_fold(e->prog, b, d)) {
+			/* a folded dimension: its slot */
+			dojo_strbuf_printf(e->sb, "%s((%" PRId64, first ? "" :
+			    " + ", c);
+			for (t = 0; t < n; t++)
+				dojo_strbuf_printf(e->sb, " + %" PRId64 " * i%d",
+				    coef[t], depth[t]);
+			dojo_strbuf_printf(e->sb, ") %% %" PRId64 ") * %" PRId64,
+			    dojo_buffer_fold(e->prog, b, d), stride[d]);
+			first = 0;
+			continue;
+		}
+		lc += c * stride[d];
+		for (t = 0; t < n; t++)
+			lin[depth[t]] += coef[t] * stride[d];
+	}
+	for (t = 0; t < DOJO_MAX_DEPTH; t++)
+		if (lin[t]) {
+			dojo_strbuf_printf(e->sb, "%s%" PRId64 " * i%d",
+			    first ? "" : " + ", lin[t], t);
+			first = 0;
+		}
+	if (lc || first)
+		dojo_strbuf_printf(e->sb, "%s%" PRId64, first ? "" : " + ", lc);
+}
+
+static void
+emit_access(struct emit *e, const dojo_access *acc)
+{
+	dojo_strbuf_printf(e->sb, "b_%s[",
+	    dojo_buffer_name(e->prog, dojo_array_buffer(e->prog,
+	    dojo_access_array(acc))));
+	emit_offset(e, acc);
+	dojo_strbuf_puts(e->sb, "]");
+}
+
+/* An expression computed in type "t", as the interpreter does. */
+static void
+emit_expr(struct emit *e, const dojo_expr *x, enum dojo_dtype t)
+{
+	static const char *const ops[] = {
+		[DOJO_E_ADD] = "+", [DOJO_E_SUB] = "-", [DOJO_E_MUL] = "*",
+		[DOJO_E_DIV] = "/",
+	};
+	static const char *const iops[] = {
+		[DOJO_E_ADD] = "dojo_iadd", [DOJO_E_SUB] = "dojo_isub",
+		[DOJO_E_MUL] = "dojo_imul", [DOJO_E_DIV] = "dojo_idiv",
+	};
+	static const char *const fns[][3] = {
+		[DOJO_FN_EXP] = { "expf", "exp", "dojo_iexp" },
+		[DOJO_FN_LOG] = { "logf", "log", "dojo_ilog" },
+		[DOJO_FN_SQRT] = { "sqrtf", "sqrt", "dojo_isqrt" },
+		[DOJO_FN_TANH] = { "tanhf", "tanh", "dojo_itanh" },
+		[DOJO_FN_ABS] = { "fabsf", "fabs", "dojo_iabs" },
+		[DOJO_FN_MAX] = { "dojo_maxf", "dojo_maxd", "dojo_maxi" },
+		[DOJO_FN_MIN] = { "dojo_minf", "dojo_mind", "dojo_mini" },
+	};
+	int k = t == DOJO_F32 ? 0 : t == DOJO_F64 ? 1 : 2;
+	enum dojo_expr_kind kind = dojo_expr_kind(x);
+	const dojo_access *acc;
+	enum dojo_dtype at;
+	char num[32];
+	double v;
+
+	switch (kind) {
+	case DOJO_E_NUM:
+		v = dojo_expr_num(x);
+		if (k == 2) {
+			dojo_strbuf_printf(e->sb, "dojo_f2i(%.17g)", v);
+		} else if (isinf(v)) {
+			dojo_strbuf_puts(e->sb, v < 0 ? "(-INFINITY)" :
+			    "INFINITY");
+		} else {
+			dojo_format_number(num, v);
+			dojo_strbuf_printf(e->sb, "%s%s%s", num,
+			    strpbrk(num, ".e") ? "" : ".0", k == 0 ? "f" : "");
+		}
+		return;
+	case DOJO_E_ACCESS:
+		acc = dojo_expr_access(x);
+		at = dojo_buffer_dtype(e->prog, dojo_array_buffer(e->prog,
+		    dojo_access_array(acc)));
+		if (at == t || (k == 2 && (at == DOJO_I32 || at == DOJO_I64))) {
+			dojo_strbuf_puts(e->sb, k == 2 ? "(int64_t)" : "");
+			emit_access(e, acc);
+		} else if (k == 2) {
+			dojo_strbuf_puts(e->sb, "dojo_f2i(");
+			emit_access(e, acc);
+			dojo_strbuf_puts(e->sb, ")");
+		} else {
+			dojo_strbuf_printf(e->sb, "(%s)", ctypes[t]);
+			emit_access(e, acc);
+		}
+		return;
+	case DOJO_E_NEG:
+		dojo_strbuf_puts(e->sb, k == 2 ? "dojo_isub(0, " : "(-");
+		emit_expr(e, dojo_expr_arg(x, 0), t);
+		dojo_strbuf_puts(e->sb, ")");
+		return;
+	case DOJO_E_CALL:
+		dojo_strbuf_printf(e->sb, "%s(", fns[dojo_expr_fn(x)][k]);
+		emit_expr(e, dojo_expr_arg(x, 0), t);
+		if (dojo_expr_fn(x) >= DOJO_FN_MAX) {
+			dojo_strbuf_puts(e->sb, ", ");
+			emit_expr(e, dojo_expr_arg(x, 1), t);
+		}
+		dojo_strbuf_puts(e->sb, ")");
+		return;
+	default:
+		if (k == 2) {
+			dojo_strbuf_printf(e->sb, "%s(", iops[kind]);
+			emit_expr(e, dojo_expr_arg(x, 0), t);
+			dojo_strbuf_puts(e->sb, ", ");
+			emit_expr(e, dojo_expr_arg(x, 1), t);
+			dojo_strbuf_puts(e->sb, ")");
+			return;
+		}
+		dojo_strbuf_puts(e->sb, "(");
+		emit_expr(e, dojo_expr_arg(x, 0), t);
+		dojo_strbuf_printf(e->sb, " %s ", ops[kind]);
+		emit_expr(e, dojo_expr_arg(x, 1), t);
+		dojo_strbuf_puts(e->sb, ")");
+		return;
+	}
+}
+
+static void
+emit_op(struct emit *e, const dojo_node *op)
+{
+	static const char *const upd[][3] = {
+		[DOJO_ADD_SET] = { "+", "+", "dojo_iadd" },
+		[DOJO_SUB_SET] = { "-", "-", "dojo_isub" },
+		[DOJO_MUL_SET] = { "*", "*", "dojo_imul" },
+		[DOJO_MAX_SET] = { "dojo_maxf", "dojo_maxd", "dojo_maxi" },
+		[DOJO_MIN_SET] = { "dojo_minf", "dojo_mind", "dojo_mini" },
+	};
+	const dojo_access *lhs = dojo_op_lhs(op);
+	enum dojo_update u = dojo_op_update(op);
+	enum dojo_dtype t = dojo_buffer_dtype(e->prog, dojo_array_buffer(
+	    e->prog, dojo_access_array(lhs)));
+	int k = t == DOJO_F32 ? 0 : t == DOJO_F64 ? 1 : 2;
+
+	indent(e);
+	emit_access(e, lhs);
+	dojo_strbuf_puts(e->sb, " = ");
+	if (u == DOJO_SET) {
+		if (t == DOJO_I32)
+			dojo_strbuf_puts(e->sb, "(int32_t)");
+		emit_expr(e, dojo_op_rhs(op), t);
+	} else if (k < 2 && u <= DOJO_MUL_SET) {
+		emit_access(e, lhs);
+		dojo_strbuf_printf(e->sb, " %s ", upd[u][k]);
+		emit_expr(e, dojo_op_rhs(op), t);
+	} else {
+		dojo_strbuf_printf(e->sb, "%s%s(%s", t == DOJO_I32 ?
+		    "(int32_t)" : "", upd[u][k], k == 2 ? "(int64_t)" : "");
+		emit_access(e, lhs);
+		dojo_strbuf_puts(e->sb, ", ");
+		emit_expr(e, dojo_op_rhs(op), t);
+		dojo_strbuf_puts(e->sb, ")");
+	}
+	dojo_strbuf_puts(e->sb, ";\n");
+}
+
+static void
+emit_decl(struct emit *e, int b)
+{
+	int64_t stride[DOJO_MAX_DIMS];
+	uint64_t n = strides(e->prog, b, stride);
+	const char *t = ctypes[dojo_buffer_dtype(e->prog, b)];
+
+	indent(e);
+	if (dojo_buffer_loc(e->prog, b) == DOJO_HEAP)
+		dojo_strbuf_printf(e->sb, "%s *restrict b_%s = calloc(%" PRIu64
+		    ", sizeof(%s));\n", t, dojo_buffer_name(e->prog, b), n, t);
+	else
+		dojo_strbuf_printf(e->sb, "%s b_%s[%" PRIu64 "];\n", t,
+		    dojo_buffer_name(e->prog, b), n);
+}
+
+static void
+emit_frees(struct emit *e, int depth)
+{
+	int b;
+
+	for (b = 0; b < dojo_program_n_buffers(e->prog); b++)
+		if (dojo_buffer_role(e->prog, b) == DOJO_TEMP &&
+		    dojo_buffer_loc(e->prog, b) == DOJO_HEAP &&
+		    e->decl_depth[b] == depth && (depth < 0 ||
+		    memcmp(e->decl_path[b], e->path, sizeof(int) * depth) == 0)) {
+			indent(e);
+			dojo_strbuf_printf(e->sb, "free(b_%s);\n",
+			    dojo_buffer_name(e->prog, b));
+		}
+}
+
+/* The declarations that belong at the start of the scope at e->path. */
+static void
+emit_decls(struct emit *e, int depth)
+{
+	int b;
+
+	for (b = 0; b < dojo_program_n_buffers(e->prog); b++)
+		if (dojo_buffer_role(e->prog, b) == DOJO_TEMP &&
+		    e->decl_depth[b] == depth && (depth < 0 ||
+		    memcmp(e->decl_path[b], e->path, sizeof(int) * depth) == 0))
+			emit_decl(e, b);
+}
+
+/* Whether the scope at e->path (depth "depth") carries a dependence. */
+static bool
+carries(struct emit *e, int depth)
+{
+	struct dojo_dep_query q;
+
+	memset(&q, 0, sizeof q);
+	q.kind = DOJO_DEP_CARRIED;
+	q.level = depth;
+	q.src_path = q.dst_path = e->path;
+	q.src_len = q.dst_len = depth + 1;
+	return dojo_deps_find(e->deps, &q) >= 0;
+}
+
+static void
+emit_node(struct emit *e, dojo_node *node, int depth)
+{
+	int i;
+	char flag;
+
+	if (dojo_node_kind(node) == DOJO_OP) {
+		emit_op(e, node);
+		return;
+	}
+	flag = dojo_node_flag(node);
+	if (flag == 'p') {
+		indent(e);
+		dojo_strbuf_puts(e->sb, "#pragma omp parallel for\n");
+	} else if (flag == 'v' && !carries(e, depth)) {
+		/* a vector reduction (a dependence the move allowed) is left
+		 * to the compiler: simd would assert there is none */
+		indent(e);
+		dojo_strbuf_puts(e->sb, "#pragma omp simd\n");
+	} else if (flag == 'u') {
+		indent(e);
+		dojo_strbuf_printf(e->sb, "#pragma GCC unroll %" PRId64 "\n",
+		    dojo_node_size(node));
+	} else if (flag) {
+		indent(e);
+		dojo_strbuf_printf(e->sb, "/* GPU scope '%c': sequential on the "
+		    "CPU */\n", flag);
+	}
+	indent(e);
+	dojo_strbuf_printf(e->sb, "for (int64_t i%d = 0; i%d < %" PRId64
+	    "; i%d++) {\n", depth, depth, dojo_node_size(node), depth);
+	e->indent++;
+	emit_decls(e, depth + 1);
+	for (i = 0; i < dojo_node_n_children(node); i++) {
+		e->path[depth + 1] = i;
+		emit_node(e, dojo_node_child(node, i), depth + 1);
+	}
+	emit_frees(e, depth + 1);
+	e->indent--;
+	indent(e);
+	dojo_strbuf_puts(e->sb, "}\n");
+}
+
+/* Where each temporary is declared: at the start of the deepest scope
+ * that holds all its accesses and to which it is private (no value
+ * crosses its iterations), else in the function. */
+struct place_ctx {
+	struct emit *e;
+	int b;
+	int common[DOJO_MAX_DEPTH + 1];
+	int ncommon;		/* -1: no access seen yet */
+	int path[DOJO_MAX_DEPTH + 1];
+};
+
+static void
+place_walk(struct place_ctx *c, dojo_node *node, int depth)
+{
+	int i, k;
+
+	if (dojo_node_kind(node) == DOJO_OP) {
+		const dojo_access *lhs = dojo_op_lhs(node);
+		bool uses = dojo_array_buffer(c->e->prog,
+		    dojo_access_array(lhs)) == c->b;
+
+		if (!uses) {
+			const dojo_expr *stack[256];
+			int top = 0;
+
+			stack[top++] = dojo_op_rhs(node);
+			while (top && !uses) {
+				const dojo_expr *x = stack[--top];
+
+				if (dojo_expr_kind(x) == DOJO_E_ACCESS) {
+					uses = dojo_array_buffer(c->e->prog,
+					    dojo_access_array(dojo_expr_access(x)))
+					    == c->b;
+					continue;
+				}
+				if (dojo_expr_kind(x) == DOJO_E_NUM)
+					continue;
+				if (top < 254) {
+					stack[top++] = dojo_expr_arg(x, 0);
+					if (dojo_expr_arg(x, 1))
+						stack[top++] = dojo_expr_arg(x, 1);
+				}
+			}
+		}
+		if (!uses)
+			return;
+		/* the common prefix of the addresses of the scopes around
+		 * (the operation's address less its last part) */
+		if (c->ncommon < 0) {
+			memcpy(c->common, c->path, sizeof(int) * (depth - 1));
+			c->ncommon = depth - 1;
+		} else {
+			for (k = 0; k < c->ncommon && k < depth - 1 &&
+			    c->common[k] == c->path[k]; k++)
+				;
+			c->ncommon = k;
+		}
+		return;
+	}
+	for (i = 0; i < dojo_node_n_children(node); i++) {
+		c->path[depth] = i;
+		place_walk(c, dojo_node_child(node, i), depth + 1);
+	}
+}
+
+static void
+place_buffers(struct emit *e)
+{
+	struct place_ctx c;
+	int b, i, n;
+
+	for (b = 0; b < dojo_program_n_buffers(e->prog); b++) {
+		e->decl_depth[b] = -1;
+		if (dojo_buffer_role(e->prog, b) != DOJO_TEMP || !e->deps)
+			continue;
+		memset(&c, 0, sizeof c);
+		c.e = e;
+		c.b = b;
+		c.ncommon = -1;
+		for (i = 0; i < dojo_program_n_children(e->prog); i++) {
+			c.path[0] = i;
+			place_walk(&c, dojo_program_child(e->prog, i), 1);
+		}
+		/* path[0..n-1] addresses the scope; its body is depth n */
+		for (n = c.ncommon; n > 0; n--)
+			if (dojo_deps_private(e->deps, b, c.common, n))
+				break;
+		/* a heap buffer is allocated once, or once a thread: at the
+		 * outermost parallel scope it is private to */
+		if (n > 0 && dojo_buffer_loc(e->prog, b) == DOJO_HEAP) {
+			for (i = 1; i <= n; i++)
+				if (dojo_node_flag(dojo_program_lookup(e->prog,
+				    c.common, i)) == 'p' &&
+				    dojo_deps_private(e->deps, b, c.common, i))
+					break;
+			n = i <= n ? i : 0;
+		}
+		if (n > 0) {
+			e->decl_depth[b] = n;
+			memcpy(e->decl_path[b], c.common, sizeof(int) * n);
+		}
+	}
+}
+
+static const char prelude[] =
+"/* generated by perfdojo: the C target */\n"
+"#include <math.h>\n"
+"#include <stdint.h>\n"
+"#include <stdlib.h>\n"
+"\n"
+"static inline float dojo_maxf(float a, float b) { return a > b ? a : b; }\n"
+"static inline float dojo_minf(float a, float b) { return a < b ? a : b; }\n"
+"static inline double dojo_maxd(double a, double b) { return a > b ? a : b; }\n"
+"static inline double dojo_mind(double a, double b) { return a < b ? a : b; }\n"
+"static inline int64_t dojo_maxi(int64_t a, int64_t b) { return a > b ? a : b; }\n"
+"static inline int64_t dojo_mini(int64_t a, int64_t b) { return a < b ? a : b; }\n"
+"static inline int64_t dojo_iadd(int64_t a, int64_t b) { return (int64_t)((uint64_t)a + (uint64_t)b); }\n"
+"static inline int64_t dojo_isub(int64_t a, int64_t b) { return (int64_t)((uint64_t)a - (uint64_t)b); }\n"
+"static inline int64_t dojo_imul(int64_t a, int64_t b) { return (int64_t)((uint64_t)a * (uint64_t)b); }\n"
+"static inline int64_t dojo_idiv(int64_t a, int64_t b) { return b == 0 ? 0 : (a == INT64_MIN && b == -1) ? a : a / b; }\n"
+"static inline int64_t dojo_f2i(double v) { return v != v ? 0 : v >= 0x1p63 ? INT64_MAX : v < -0x1p63 ? INT64_MIN : (int64_t)v; }\n"
+"static inline int64_t dojo_iabs(int64_t a) { return a < 0 ? dojo_isub(0, a) : a; }\n"
+"static inline int64_t dojo_iexp(int64_t a) { return dojo_f2i(exp((double)a)); }\n"
+"static inline int64_t dojo_ilog(int64_t a) { return dojo_f2i(log((double)a)); }\n"
+"static inline int64_t dojo_isqrt(int64_t a) { return dojo_f2i(sqrt((double)a)); }\n"
+"static inline int64_t dojo_itanh(int64_t a) { return dojo_f2i(tanh((double)a)); }\n"
+"\n";
+
+int
+dojo_c_emit(struct dojo_strbuf *out, dojo_program *prog)
+{
+	struct emit e;
+	int b, i, arg = 0, nbuf = dojo_program_n_buffers(prog);
+
+	memset(&e, 0, sizeof e);
+	e.sb = out;
+	e.prog = prog;
+	e.deps = dojo_deps_new(prog);
+	e.decl_depth = calloc(nbuf + 1, sizeof *e.decl_depth);
+	e.decl_path = calloc(nbuf + 1, sizeof *e.decl_path);
+	if (!e.deps || !e.decl_depth || !e.decl_path) {
+		dojo_deps_free(e.deps);
+		free(e.decl_depth);
+		free(e.decl_path);
+		return -1;
+	}
+	place_buffers(&e);
+	dojo_strbuf_puts(out, prelude);
+	dojo_strbuf_printf(out, "void %s(void **args);\n\nvoid\n%s(void **args)\n"
+	    "{\n", DOJO_C_KERNEL, DOJO_C_KERNEL);
+	e.indent = 1;
+	for (b = 0; b < nbuf; b++) {
+		if (dojo_buffer_role(prog, b) == DOJO_TEMP)
+			continue;
+		dojo_strbuf_printf(out, "\t%s *restrict b_%s = args[%d];\n",
+		    ctypes[dojo_buffer_dtype(prog, b)], dojo_buffer_name(prog, b),
+		    arg++);
+	}
+	emit_decls(&e, -1);
+	for (i = 0; i < dojo_program_n_children(prog); i++) {
+		e.path[0] = i;
+		emit_node(&e, dojo_program_child(prog, i), 0);
+	}
+	emit_frees(&e, -1);
+	dojo_strbuf_puts(out, "}\n");
+	dojo_deps_free(e.deps);
+	free(e.decl_depth);
+	free(e.decl_path);
+	if (out->oom)
+		return dojo_error_set("out of memory");
+	return 0;
+}

@@ -1,0 +1,190 @@
+/* runner.c: generated code compiled and run in a child process */
+#include "config.h"
+#include "targets/runner.h"
+#include "targets/c.h"
+#include "ir/strbuf.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+const char *
+dojo_outcome_name(enum dojo_outcome o)
+{
+	static const char *const names[] = {
+		"ok", "compile error", "crash", "timeout"
+	};
+
+	return names[o];
+}
+
+static int
+write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f || fputs(text, f) < 0 || fclose(f) != 0)
+		return dojo_error_set("%s: %s", path, strerror(errno));
+	return 0;
+}
+
+/* Compile "dir"/k.c into "dir"/k.so; the compiler's first line of
+ * complaint into "res" when it fails. */
+static int
+compile(const char *dir, const struct dojo_run_options *opt,
+    struct dojo_run_result *res)
+{
+	const char *cc = opt && opt->cc ? opt->cc : getenv("CC");
+	const char *flags = opt && opt->cflags ? opt->cflags : DOJO_C_CFLAGS;
+	char cmd[4096], line[400], path[1024];
+	FILE *f;
+	int st;
+
+	if (!cc || !*cc)
+		cc = "cc";
+	snprintf(cmd, sizeof cmd, "%s %s -fPIC -shared -o '%s/k.so' "
+	    "'%s/k.c' -lm 2> '%s/cc.err'", cc, flags, dir, dir, dir);
+	st = system(cmd);
+	if (st == 0)
+		return 0;
+	res->outcome = DOJO_OUTCOME_COMPILE_ERROR;
+	snprintf(res->message, sizeof res->message, "%s failed (status %d)",
+	    cc, WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+	snprintf(path, sizeof path, "%s/cc.err", dir);
+	f = fopen(path, "r");
+	while (f && fgets(line, sizeof line, f)) {
+		if (!strstr(line, "error") && !strstr(line, "not found"))
+			continue;
+		line[strcspn(line, "\n")] = '\0';
+		snprintf(res->message, sizeof res->message, "%s: %s", cc, line);
+		break;
+	}
+	if (f)
+		fclose(f);
+	return 1;
+}
+
+int
+dojo_c_run(dojo_program *prog, dojo_data *data,
+    const struct dojo_run_options *opt, struct dojo_run_result *res)
+{
+	char dir[] = "/tmp/perfdojo-XXXXXX", path[1024];
+	struct dojo_strbuf sb;
+	void **args = NULL, **shared = NULL;
+	size_t *bytes = NULL;
+	int nb = dojo_program_n_buffers(prog), b, n = 0, st, rc = -1;
+	pid_t pid;
+
+	memset(res, 0, sizeof *res);
+	if (!mkdtemp(dir))
+		return dojo_error_set("%s: %s", dir, strerror(errno));
+	dojo_strbuf_init(&sb);
+	snprintf(path, sizeof path, "%s/k.c", dir);
+	if (dojo_c_emit(&sb, prog) < 0 || write_file(path, sb.s) < 0)
+		goto out_clean;
+	if (compile(dir, opt, res) != 0) {
+		rc = 0;
+		goto out_clean;
+	}
+	/* the kernel arguments in memory the child shares */
+	args = calloc(nb + 1, sizeof *args);
+	shared = calloc(nb + 1, sizeof *shared);
+	bytes = calloc(nb + 1, sizeof *bytes);
+	if (!args || !shared || !bytes) {
+		dojo_error_set("out of memory");
+		goto out_clean;
+	}
+	for (b = 0; b < nb; b++) {
+		if (dojo_buffer_role(prog, b) == DOJO_TEMP)
+			continue;
+		bytes[b] = dojo_data_count(data, b) *
+		    dojo_dtype_size(dojo_buffer_dtype(prog, b));
+		shared[b] = mmap(NULL, bytes[b] ? bytes[b] : 1, PROT_READ |
+		    PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+		if (shared[b] == MAP_FAILED) {
+			shared[b] = NULL;
+			dojo_error_set("out of memory for '%s'",
+			    dojo_buffer_name(prog, b));
+			goto out_clean;
+		}
+		memcpy(shared[b], dojo_data_buffer(data, b), bytes[b]);
+		args[n++] = shared[b];
+	}
+	snprintf(path, sizeof path, "%s/k.so", dir);
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		dojo_error_set("fork: %s", strerror(errno));
+		goto out_clean;
+	}
+	if (pid == 0) {
+		void (*kernel)(void **);
+		void *h;
+		struct rlimit lim;
+
+		if (opt && opt->memory) {
+			lim.rlim_cur = lim.rlim_max = opt->memory;
+			setrlimit(RLIMIT_AS, &lim);
+		}
+		alarm(opt && opt->timeout > 0 ? (unsigned)(opt->timeout + 0.999) :
+		    60);
+		h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+		if (!h)
+			_exit(3);
+		*(void **)&kernel = dlsym(h, DOJO_C_KERNEL);
+		if (!kernel)
+			_exit(4);
+		/* the test-only fault switch: a crash or a hang on demand */
+		if (getenv("PERFDOJO_FAULT") &&
+		    !strcmp(getenv("PERFDOJO_FAULT"), "crash"))
+			raise(SIGSEGV);
+		if (getenv("PERFDOJO_FAULT") &&
+		    !strcmp(getenv("PERFDOJO_FAULT"), "hang"))
+			for (;;)
+				pause();
+		kernel(args);
+		_exit(0);
+	}
+	if (waitpid(pid, &st, 0) < 0) {
+		dojo_error_set("waitpid: %s", strerror(errno));
+		goto out_clean;
+	}
+	if (WIFSIGNALED(st)) {
+		res->outcome = WTERMSIG(st) == SIGALRM ? DOJO_OUTCOME_TIMEOUT :
+		    DOJO_OUTCOME_CRASH;
+		snprintf(res->message, sizeof res->message, "%s",
+		    WTERMSIG(st) == SIGALRM ? "the time limit ran out" :
+		    strsignal(WTERMSIG(st)));
+	} else if (WEXITSTATUS(st) != 0) {
+		res->outcome = DOJO_OUTCOME_CRASH;
+		snprintf(res->message, sizeof res->message, "the child exited "
+		    "with status %d%s", WEXITSTATUS(st), WEXITSTATUS(st) == 3 ?
+		    " (the code did not load)" : "");
+	} else {
+		for (b = 0; b < nb; b++)
+			if (dojo_buffer_role(prog, b) == DOJO_OUT ||
+			    dojo_buffer_role(prog, b) == DOJO_INOUT)
+				memcpy(dojo_data_buffer(data, b), shared[b],
+				    bytes[b]);
+	}
+	rc = 0;
+out_clean:
+	for (b = 0; shared && b < nb; b++)
+		if (shared[b])
+			munmap(shared[b], bytes[b] ? bytes[b] : 1);
+	free(shared);
+	free(args);
+	free(bytes);
+	dojo_strbuf_release(&sb);
+	snprintf(path, sizeof path, "rm -rf '%s'", dir);
+	if (system(path) != 0)
+		rc = rc < 0 ? rc : rc;
+	return rc;
+}

@@ -1,0 +1,38 @@
+/* runner.h: generated code compiled and run in a child process */
+#ifndef DOJO_RUNNER_H
+#define DOJO_RUNNER_H
+
+#include "ir/data.h"
+#include "ir/program.h"
+
+enum dojo_outcome {
+	DOJO_OUTCOME_OK,
+	DOJO_OUTCOME_COMPILE_ERROR,
+	DOJO_OUTCOME_CRASH,
+	DOJO_OUTCOME_TIMEOUT,
+};
+
+struct dojo_run_options {
+	const char *cc;		/* NULL: $CC or cc */
+	const char *cflags;	/* NULL: DOJO_C_CFLAGS */
+	double timeout;		/* seconds of wall time for the child */
+	uint64_t memory;	/* bytes of address space for the child */
+};
+
+#define DOJO_C_CFLAGS "-O3 -march=native -fopenmp -ffp-contract=off"
+
+struct dojo_run_result {
+	enum dojo_outcome outcome;
+	char message[512];	/* the compiler's first line, the signal */
+};
+
+const char *dojo_outcome_name(enum dojo_outcome o);
+
+/* Compile "prog" with the C target and run it, in a child process, on the
+ * kernel arguments of "data"; the out and inout buffers come back into
+ * "data" when the outcome is ok.  -1 (last error set) only when the run
+ * could not be attempted; a failing kernel is an outcome in "res". */
+int dojo_c_run(dojo_program *prog, dojo_data *data,
+    const struct dojo_run_options *opt, struct dojo_run_result *res);
+
+#endif

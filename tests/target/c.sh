@@ -1,0 +1,43 @@
+# c.sh: the C target computes bit for bit what the interpreter computes,
+# on every example kernel and on every golden moved kernel (flags as
+# OpenMP loops, caches, packs, folds); each failure is an outcome.
+. "$top_srcdir/tests/lib.sh"
+
+for f in "$top_srcdir"/tests/ref/*.dojo "$top_srcdir"/tests/moves/cases/*.out; do
+	name=${f#"$top_srcdir"/}
+	cp "$f" "$tmp/k.dojo"
+	"$PERFDOJO" run "$tmp/k.dojo" > "$tmp/interp" 2>&1
+	"$PERFDOJO" run --target c "$tmp/k.dojo" > "$tmp/c" 2>&1
+	cmp -s "$tmp/interp" "$tmp/c"
+	ok $? "$name: C target agrees with the interpreter"
+	[ -s "$tmp/c" ] || sed 's/^/# /' "$tmp/c"
+done
+
+# the blocked 512 matmul, parallel, against the naive one, both compiled
+"$PERFDOJO" apply "$top_srcdir/examples/matmul.dojo" \
+    --actions "$top_srcdir/examples/matmul-blocked.actions" > "$tmp/mmb.dojo"
+"$PERFDOJO" run --target c "$top_srcdir/examples/matmul.dojo" > "$tmp/naive"
+"$PERFDOJO" run --target c "$tmp/mmb.dojo" > "$tmp/blocked"
+cmp -s "$tmp/naive" "$tmp/blocked"
+ok $? "the blocked, parallel 512 matmul computes what the naive one computes"
+
+# the code itself: OpenMP loops, a private panel, a vector loop
+"$PERFDOJO" emit "$tmp/mmb.dojo" > "$tmp/mmb.c"
+grep -q '#pragma omp parallel for' "$tmp/mmb.c" &&
+    grep -q 'float \*restrict b_B_p = calloc(8192' "$tmp/mmb.c" &&
+    grep -q '#pragma omp simd' "$tmp/mmb.c"
+ok $? "emit: parallel loops, the packed panel allocated per thread, simd loops"
+
+# outcomes
+m=$top_srcdir/tests/ref/matmul.dojo
+PERFDOJO_FAULT=crash "$PERFDOJO" run --target c "$m" 2> "$tmp/err"
+same 1 $? "a crashing kernel: status 1"
+same "perfdojo: $m: crash: Segmentation fault" "$(cat "$tmp/err")" \
+    "a crashing kernel is a crash outcome"
+PERFDOJO_FAULT=hang "$PERFDOJO" run --target c --timeout 1 "$m" 2> "$tmp/err"
+same "perfdojo: $m: timeout: the time limit ran out" "$(cat "$tmp/err")" \
+    "a hanging kernel is a timeout outcome"
+CC=false "$PERFDOJO" run --target c "$m" 2> "$tmp/err"
+same "perfdojo: $m: compile error: false failed (status 1)" \
+    "$(cat "$tmp/err")" "a failing compiler is a compile error outcome"
+done_testing

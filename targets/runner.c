@@ -133,6 +133,13 @@ dojo_c_run(dojo_program *prog, dojo_data *data,
 			lim.rlim_cur = lim.rlim_max = opt->memory;
 			setrlimit(RLIMIT_AS, &lim);
 		}
+		/* a fault of the kernel ends the child with its signal,
+		 * whatever handlers the caller (or a sanitizer) installed */
+		signal(SIGSEGV, SIG_DFL);
+		signal(SIGBUS, SIG_DFL);
+		signal(SIGFPE, SIG_DFL);
+		signal(SIGILL, SIG_DFL);
+		signal(SIGABRT, SIG_DFL);
 		alarm(opt && opt->timeout > 0 ? (unsigned)(opt->timeout + 0.999) :
 		    60);
 		h = dlopen(path, RTLD_NOW | RTLD_LOCAL);

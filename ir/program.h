@@ -113,6 +113,10 @@ size_t dojo_dtype_size(enum dojo_dtype t);
 const char *dojo_loc_name(enum dojo_loc l);
 const char *dojo_role_name(enum dojo_role r);
 
+/* The hex SHA-1 of "prefix" ("plen" bytes) followed by "data". */
+void dojo_sha1_hex(char out[41], const char *prefix, size_t plen,
+    const char *data, size_t len);
+
 /* Whether "name" may name an array or buffer (not a keyword of the format,
  * C, C++ or CUDA, not reserved). */
 bool dojo_name_allowed(const char *name, const char **why);

@@ -119,7 +119,6 @@ void dojo_op_print(struct dojo_strbuf *sb, dojo_program *prog,
 
 bool dojo_access_uses(const struct dojo_access *acc, int d);
 
-void dojo_sha1_hex(char out[41], const char *prefix, size_t plen,
-    const char *data, size_t len);
+
 
 #endif

@@ -16,6 +16,7 @@ static const struct dojo_command *const commands[] = {
 	&dojo_command_actions,
 	&dojo_command_apply,
 	&dojo_command_emit,
+	&dojo_command_measure,
 };
 #define N_COMMANDS (sizeof commands / sizeof *commands)
 

@@ -7,19 +7,87 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <signal.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+void
+dojo_median_ci(const double *t, int n, double *median, double *lo, double *hi)
+{
+	double h = 0.98 * sqrt((double)n);
+	int j = (int)floor(n / 2.0 - h), k = (int)ceil(n / 2.0 + h);
+
+	if (n == 0) {
+		*median = *lo = *hi = 0;
+		return;
+	}
+	*median = n % 2 ? t[n / 2] : (t[n / 2 - 1] + t[n / 2]) / 2;
+	*lo = t[j < 0 ? 0 : j];
+	*hi = t[k > n - 1 ? n - 1 : k];
+}
+
+static int
+cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static double
+now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e9 + ts.tv_nsec;
+}
+
+/* In the child: time "kernel" on "args" (the inout buffers put back before
+ * each run); the times go to "times", their count is returned. */
+static int
+time_kernel(void (*kernel)(void **), void **args, void **pristine,
+    size_t *bytes, int nargs, const struct dojo_run_options *opt,
+    double *times)
+{
+	double start = now_ns(), t0, med, lo, hi, *sorted;
+	int n = 0, a;
+
+	sorted = malloc(sizeof *sorted * DOJO_RUN_MAX_REPS);
+	if (!sorted)
+		return 0;
+	while (n < opt->max_reps && n < DOJO_RUN_MAX_REPS) {
+		for (a = 0; a < nargs; a++)
+			if (pristine[a])
+				memcpy(args[a], pristine[a], bytes[a]);
+		t0 = now_ns();
+		kernel(args);
+		times[n++] = now_ns() - t0;
+		if (n < opt->min_reps)
+			continue;
+		if (now_ns() - start > opt->budget * 1e9)
+			break;
+		memcpy(sorted, times, sizeof *times * n);
+		qsort(sorted, n, sizeof *sorted, cmp_double);
+		dojo_median_ci(sorted, n, &med, &lo, &hi);
+		if (med > 0 && (hi - lo) / med <= opt->precision)
+			break;
+	}
+	free(sorted);
+	return n;
+}
+
 const char *
 dojo_outcome_name(enum dojo_outcome o)
 {
 	static const char *const names[] = {
-		"ok", "compile error", "crash", "timeout"
+		"ok", "compile error", "crash", "timeout", "wrong answer"
 	};
 
 	return names[o];
@@ -78,8 +146,11 @@ dojo_c_run(dojo_program *prog, dojo_data *data,
 	char dir[] = "/tmp/perfdojo-XXXXXX", path[1024];
 	struct dojo_strbuf sb;
 	void **args = NULL, **shared = NULL;
-	size_t *bytes = NULL;
+	size_t *bytes = NULL, *argbytes = NULL;
 	int nb = dojo_program_n_buffers(prog), b, n = 0, st, rc = -1;
+	int *inout = NULL;
+	double *times = MAP_FAILED;
+	int *ntimes;
 	pid_t pid;
 
 	memset(res, 0, sizeof *res);
@@ -97,7 +168,12 @@ dojo_c_run(dojo_program *prog, dojo_data *data,
 	args = calloc(nb + 1, sizeof *args);
 	shared = calloc(nb + 1, sizeof *shared);
 	bytes = calloc(nb + 1, sizeof *bytes);
-	if (!args || !shared || !bytes) {
+	argbytes = calloc(nb + 1, sizeof *argbytes);
+	inout = calloc(nb + 1, sizeof *inout);
+	times = mmap(NULL, sizeof *times * (DOJO_RUN_MAX_REPS + 1), PROT_READ |
+	    PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (!args || !shared || !bytes || !argbytes || !inout ||
+	    times == MAP_FAILED) {
 		dojo_error_set("out of memory");
 		goto out_clean;
 	}
@@ -115,8 +191,12 @@ dojo_c_run(dojo_program *prog, dojo_data *data,
 			goto out_clean;
 		}
 		memcpy(shared[b], dojo_data_buffer(data, b), bytes[b]);
+		inout[n] = dojo_buffer_role(prog, b) == DOJO_INOUT;
+		argbytes[n] = bytes[b];
 		args[n++] = shared[b];
 	}
+	ntimes = (int *)(times + DOJO_RUN_MAX_REPS);
+	*ntimes = 0;
 	snprintf(path, sizeof path, "%s/k.so", dir);
 	fflush(NULL);
 	pid = fork();
@@ -156,6 +236,35 @@ dojo_c_run(dojo_program *prog, dojo_data *data,
 		    !strcmp(getenv("PERFDOJO_FAULT"), "hang"))
 			for (;;)
 				pause();
+		if (opt && opt->time) {
+			void **pristine = calloc(n + 1, sizeof *pristine);
+			int a;
+
+			/* the warm-up run's outputs are the ones checked; the
+			 * timed runs start from the same inputs */
+			for (a = 0; pristine && a < n; a++)
+				if (inout[a] && (pristine[a] = malloc(argbytes[a])))
+					memcpy(pristine[a], args[a], argbytes[a]);
+			kernel(args);
+			if (getenv("PERFDOJO_FAULT") &&
+			    !strcmp(getenv("PERFDOJO_FAULT"), "wrong") && n > 0)
+				memset(args[n - 1], 0x55, 4);
+			{
+				void **scratch = calloc(n + 1, sizeof *scratch);
+
+				/* time on scratch copies of the outputs */
+				for (a = 0; scratch && a < n; a++) {
+					scratch[a] = malloc(argbytes[a]);
+					if (scratch[a])
+						memcpy(scratch[a], pristine[a] ?
+						    pristine[a] : args[a],
+						    argbytes[a]);
+				}
+				*ntimes = time_kernel(kernel, scratch ? scratch :
+				    args, pristine, argbytes, n, opt, times);
+			}
+			_exit(0);
+		}
 		kernel(args);
 		_exit(0);
 	}
@@ -180,6 +289,12 @@ dojo_c_run(dojo_program *prog, dojo_data *data,
 			    dojo_buffer_role(prog, b) == DOJO_INOUT)
 				memcpy(dojo_data_buffer(data, b), shared[b],
 				    bytes[b]);
+		if (opt && opt->time && *ntimes > 0) {
+			res->reps = *ntimes;
+			qsort(times, *ntimes, sizeof *times, cmp_double);
+			dojo_median_ci(times, *ntimes, &res->median_ns,
+			    &res->ci_low_ns, &res->ci_high_ns);
+		}
 	}
 	rc = 0;
 out_clean:
@@ -189,6 +304,10 @@ out_clean:
 	free(shared);
 	free(args);
 	free(bytes);
+	free(argbytes);
+	free(inout);
+	if (times != MAP_FAILED)
+		munmap(times, sizeof *times * (DOJO_RUN_MAX_REPS + 1));
 	dojo_strbuf_release(&sb);
 	snprintf(path, sizeof path, "rm -rf '%s'", dir);
 	if (system(path) != 0)

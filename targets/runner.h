@@ -2,6 +2,8 @@
 #ifndef DOJO_RUNNER_H
 #define DOJO_RUNNER_H
 
+#include <stdbool.h>
+
 #include "ir/data.h"
 #include "ir/program.h"
 
@@ -10,6 +12,7 @@ enum dojo_outcome {
 	DOJO_OUTCOME_COMPILE_ERROR,
 	DOJO_OUTCOME_CRASH,
 	DOJO_OUTCOME_TIMEOUT,
+	DOJO_OUTCOME_WRONG,	/* set by the caller that checks outputs */
 };
 
 struct dojo_run_options {
@@ -17,14 +20,31 @@ struct dojo_run_options {
 	const char *cflags;	/* NULL: DOJO_C_CFLAGS */
 	double timeout;		/* seconds of wall time for the child */
 	uint64_t memory;	/* bytes of address space for the child */
+	/* timing (when "time"): after a warm-up run, repetitions until the
+	 * 95% confidence interval of the median is within "precision" of
+	 * it, at least "min_reps", at most "max_reps" or "budget" seconds */
+	bool time;
+	double precision;
+	int min_reps, max_reps;
+	double budget;
 };
+
+#define DOJO_RUN_MAX_REPS 10000
 
 #define DOJO_C_CFLAGS "-O3 -march=native -fopenmp -ffp-contract=off"
 
 struct dojo_run_result {
 	enum dojo_outcome outcome;
 	char message[512];	/* the compiler's first line, the signal */
+	/* with "time": the median and its 95% interval, in nanoseconds */
+	double median_ns, ci_low_ns, ci_high_ns;
+	int reps;
 };
+
+/* The median of the "n" sorted times "t" and its distribution-free 95%
+ * confidence interval (order statistics n/2 -+ 0.98 sqrt(n)). */
+void dojo_median_ci(const double *t, int n, double *median, double *lo,
+    double *hi);
 
 const char *dojo_outcome_name(enum dojo_outcome o);
 

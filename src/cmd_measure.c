@@ -1,0 +1,153 @@
+/* cmd_measure.c: perfdojo measure: the time of a kernel, checked, cached */
+#include "config.h"
+#include "command.h"
+#include "measure.h"
+#include "ir/program.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void
+print_json_string(const char *s)
+{
+	putchar('"');
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			printf("\\%c", *s);
+		else if ((unsigned char)*s < 0x20)
+			printf("\\u%04x", *s);
+		else
+			putchar(*s);
+	}
+	putchar('"');
+}
+
+static int
+measure_run(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "target", required_argument, NULL, 't' },
+		{ "fresh", no_argument, NULL, 'f' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "baseline", required_argument, NULL, 'b' },
+		{ "db", required_argument, NULL, 'd' },
+		{ "timeout", required_argument, NULL, 'T' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	const struct dojo_command *cmd = &dojo_command_measure;
+	const char *baseline = NULL;
+	struct dojo_measure_options opt;
+	struct dojo_measurement m, base;
+	dojo_program *prog, *bprog = NULL;
+	bool json = false;
+	double speedup = 0;
+	char *end;
+	int c, rc = DOJO_EXIT_ERROR;
+
+	dojo_measure_options_init(&opt);
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, ":t:fjb:d:T:h", longopts,
+	    NULL)) != -1) {
+		switch (c) {
+		case 't':
+			if (strcmp(optarg, "c") != 0)
+				return dojo_command_usage(cmd, "unknown target "
+				    "'%s' (c)", optarg);
+			break;
+		case 'f':
+			opt.fresh = true;
+			break;
+		case 'j':
+			json = true;
+			break;
+		case 'b':
+			baseline = optarg;
+			break;
+		case 'd':
+			opt.db = optarg;
+			break;
+		case 'T':
+			opt.run.timeout = strtod(optarg, &end);
+			if (*end || opt.run.timeout <= 0)
+				return dojo_command_usage(cmd, "--timeout needs "
+				    "a positive number of seconds");
+			break;
+		case 'h':
+			dojo_command_print_help(stdout, cmd);
+			return 0;
+		default:
+			return dojo_command_bad_option(cmd, c, argv);
+		}
+	}
+	if (optind != argc - 1)
+		return dojo_command_usage(cmd, "expected one FILE");
+	prog = dojo_program_read_file(argv[optind]);
+	if (!prog)
+		return dojo_command_fail();
+	if (baseline && !(bprog = dojo_program_read_file(baseline)))
+		goto out_free;
+	/* the baseline is the reference the outputs are checked against */
+	if (bprog && dojo_measure(bprog, NULL, &opt, &base) < 0)
+		goto out_free;
+	if (dojo_measure(prog, bprog, &opt, &m) < 0)
+		goto out_free;
+	if (bprog && base.outcome == DOJO_OUTCOME_OK &&
+	    m.outcome == DOJO_OUTCOME_OK && m.median_ns > 0)
+		speedup = base.median_ns / m.median_ns;
+	if (json) {
+		printf("{\"median_ns\": %.0f, \"ci_low_ns\": %.0f, "
+		    "\"ci_high_ns\": %.0f, \"reps\": %d, \"outcome\": ",
+		    m.median_ns, m.ci_low_ns, m.ci_high_ns, m.reps);
+		print_json_string(dojo_outcome_name(m.outcome));
+		printf(", \"message\": ");
+		print_json_string(m.message);
+		if (speedup > 0)
+			printf(", \"speedup\": %.4f", speedup);
+		printf(", \"cached\": %s, \"state\": \"%s\", "
+		    "\"fingerprint\": \"%s\"}\n", m.cached ? "true" : "false",
+		    m.state, m.fingerprint);
+	} else if (m.outcome == DOJO_OUTCOME_OK) {
+		printf("%s: median %.4g ms, 95%% interval [%.4g, %.4g] ms, %d "
+		    "reps%s\n", argv[optind], m.median_ns / 1e6,
+		    m.ci_low_ns / 1e6, m.ci_high_ns / 1e6, m.reps,
+		    m.cached ? " (cached)" : "");
+		if (speedup > 0)
+			printf("speedup %.3g against %s\n", speedup, baseline);
+	} else {
+		printf("%s: %s: %s\n", argv[optind],
+		    dojo_outcome_name(m.outcome), m.message);
+	}
+	rc = m.outcome == DOJO_OUTCOME_OK ? 0 : DOJO_EXIT_ERROR;
+	dojo_program_free(bprog);
+	dojo_program_free(prog);
+	return rc;
+out_free:
+	dojo_program_free(bprog);
+	dojo_program_free(prog);
+	return dojo_command_fail();
+}
+
+const struct dojo_command dojo_command_measure = {
+	.name = "measure",
+	.args = "FILE.dojo [--target c] [--fresh] [--json] [--baseline FILE] "
+	    "[--db PATH] [--timeout S]",
+	.summary = "time a kernel's generated code, checked against the "
+	    "interpreter",
+	.help = "  -f, --fresh         measure again, even when the database "
+	    "knows the state\n"
+	    "  -j, --json          one JSON object: median_ns, ci_low_ns, "
+	    "ci_high_ns, reps,\n"
+	    "                      outcome, message, speedup, cached, state, "
+	    "fingerprint\n"
+	    "  -b, --baseline FILE the speedup against FILE, whose outputs "
+	    "are the reference\n"
+	    "  -d, --db PATH       the measurement database (default "
+	    "$PERFDOJO_DB or\n"
+	    "                      ~/.cache/perfdojo/measurements.db)\n"
+	    "      --timeout S     the time limit of one run (default 60)\n",
+	.run = measure_run,
+};

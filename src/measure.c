@@ -1,0 +1,281 @@
+/* measure.c: measurements of kernels, checked and kept in SQLite */
+#include "config.h"
+#include "measure.h"
+#include "ir/data.h"
+#include "ir/interp.h"
+
+#include <errno.h>
+#include <math.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+void
+dojo_measure_options_init(struct dojo_measure_options *opt)
+{
+	memset(opt, 0, sizeof *opt);
+	opt->run.timeout = 60;
+	opt->run.time = true;
+	opt->run.precision = 0.01;
+	opt->run.min_reps = 5;
+	opt->run.max_reps = 1000;
+	opt->run.budget = 2.0;
+}
+
+/* The first line of "cmd"'s output into "out". */
+static void
+first_line(char *out, size_t len, const char *cmd)
+{
+	FILE *p = popen(cmd, "r");
+
+	out[0] = '\0';
+	if (!p)
+		return;
+	if (fgets(out, (int)len, p))
+		out[strcspn(out, "\n")] = '\0';
+	pclose(p);
+}
+
+/* What makes a time comparable: target, CPU, compiler and flags. */
+static void
+fingerprint(char out[41], const struct dojo_measure_options *opt)
+{
+	char cpu[512] = "", cc[256], cmd[512], text[1400], line[512];
+	const char *compiler = opt->run.cc ? opt->run.cc : getenv("CC");
+	FILE *f = fopen("/proc/cpuinfo", "r");
+
+	while (f && fgets(line, sizeof line, f))
+		if (strncmp(line, "model name", 10) == 0) {
+			snprintf(cpu, sizeof cpu, "%s", strchr(line, ':') ?
+			    strchr(line, ':') + 2 : line);
+			cpu[strcspn(cpu, "\n")] = '\0';
+			break;
+		}
+	if (f)
+		fclose(f);
+	if (!compiler || !*compiler)
+		compiler = "cc";
+	snprintf(cmd, sizeof cmd, "%s --version 2>/dev/null", compiler);
+	first_line(cc, sizeof cc, cmd);
+	snprintf(text, sizeof text, "target c\ncpu %s\ncc %s\nflags %s\n", cpu,
+	    cc, opt->run.cflags ? opt->run.cflags : DOJO_C_CFLAGS);
+	dojo_sha1_hex(out, "", 0, text, strlen(text));
+}
+
+static int
+db_fail(sqlite3 *db, const char *path)
+{
+	dojo_error_set("%s: %s", path, db ? sqlite3_errmsg(db) :
+	    "cannot open");
+	sqlite3_close(db);
+	return -1;
+}
+
+/* Open the database at "path", making its folder and table. */
+static int
+db_open(sqlite3 **out, const char *path)
+{
+	char dir[1024], *slash;
+	sqlite3 *db = NULL;
+
+	snprintf(dir, sizeof dir, "%s", path);
+	for (slash = dir + 1; (slash = strchr(slash, '/')); slash++) {
+		*slash = '\0';
+		if (mkdir(dir, 0777) < 0 && errno != EEXIST) {
+			*slash = '/';
+			break;
+		}
+		*slash = '/';
+	}
+	if (sqlite3_open(path, &db) != SQLITE_OK)
+		return db_fail(db, path);
+	sqlite3_busy_timeout(db, 30000);
+	if (sqlite3_exec(db, "PRAGMA journal_mode=WAL;"
+	    "CREATE TABLE IF NOT EXISTS measurements ("
+	    " state TEXT NOT NULL, fingerprint TEXT NOT NULL,"
+	    " outcome TEXT NOT NULL, message TEXT,"
+	    " median_ns REAL, ci_low_ns REAL, ci_high_ns REAL, reps INTEGER,"
+	    " measured_at TEXT NOT NULL,"
+	    " PRIMARY KEY (state, fingerprint));", NULL, NULL, NULL) !=
+	    SQLITE_OK)
+		return db_fail(db, path);
+	*out = db;
+	return 0;
+}
+
+static int
+db_lookup(sqlite3 *db, struct dojo_measurement *m)
+{
+	sqlite3_stmt *st;
+	const char *outcome;
+	int found = 0, o;
+
+	if (sqlite3_prepare_v2(db, "SELECT outcome, message, median_ns, "
+	    "ci_low_ns, ci_high_ns, reps FROM measurements WHERE state = ? "
+	    "AND fingerprint = ?", -1, &st, NULL) != SQLITE_OK)
+		return 0;
+	sqlite3_bind_text(st, 1, m->state, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, m->fingerprint, -1, SQLITE_STATIC);
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		outcome = (const char *)sqlite3_column_text(st, 0);
+		for (o = 0; o <= DOJO_OUTCOME_WRONG; o++)
+			if (outcome && !strcmp(outcome, dojo_outcome_name(o)))
+				m->outcome = o;
+		snprintf(m->message, sizeof m->message, "%s",
+		    sqlite3_column_text(st, 1) ?
+		    (const char *)sqlite3_column_text(st, 1) : "");
+		m->median_ns = sqlite3_column_double(st, 2);
+		m->ci_low_ns = sqlite3_column_double(st, 3);
+		m->ci_high_ns = sqlite3_column_double(st, 4);
+		m->reps = sqlite3_column_int(st, 5);
+		m->cached = true;
+		found = 1;
+	}
+	sqlite3_finalize(st);
+	return found;
+}
+
+static int
+db_store(sqlite3 *db, const char *path, const struct dojo_measurement *m)
+{
+	sqlite3_stmt *st;
+	char when[32];
+	time_t now = time(NULL);
+	int rc;
+
+	strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+	if (sqlite3_prepare_v2(db, "INSERT OR REPLACE INTO measurements "
+	    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", -1, &st, NULL) != SQLITE_OK)
+		return dojo_error_set("%s: %s", path, sqlite3_errmsg(db));
+	sqlite3_bind_text(st, 1, m->state, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, m->fingerprint, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 3, dojo_outcome_name(m->outcome), -1,
+	    SQLITE_STATIC);
+	sqlite3_bind_text(st, 4, m->message, -1, SQLITE_STATIC);
+	sqlite3_bind_double(st, 5, m->median_ns);
+	sqlite3_bind_double(st, 6, m->ci_low_ns);
+	sqlite3_bind_double(st, 7, m->ci_high_ns);
+	sqlite3_bind_int(st, 8, m->reps);
+	sqlite3_bind_text(st, 9, when, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return dojo_error_set("%s: %s", path, sqlite3_errmsg(db));
+	return 0;
+}
+
+/* Compare the outputs of "got" with "want" (same kernel arguments): the
+ * first element out of tolerance into "m". */
+static bool
+outputs_agree(dojo_program *prog, dojo_data *got, dojo_program *ref,
+    dojo_data *want, struct dojo_measurement *m)
+{
+	uint64_t i, n;
+	double x, y, tol;
+	int b, r;
+
+	for (b = 0; b < dojo_program_n_buffers(prog); b++) {
+		enum dojo_role role = dojo_buffer_role(prog, b);
+		enum dojo_dtype t = dojo_buffer_dtype(prog, b);
+
+		if (role != DOJO_OUT && role != DOJO_INOUT)
+			continue;
+		r = dojo_program_find_buffer(ref, dojo_buffer_name(prog, b));
+		if (r < 0)
+			continue;
+		n = dojo_data_count(got, b);
+		for (i = 0; i < n; i++) {
+			switch (t) {
+			case DOJO_F32:
+				x = ((float *)dojo_data_buffer(got, b))[i];
+				y = ((float *)dojo_data_buffer(want, r))[i];
+				tol = 1e-4 * fabs(y) + 1e-5;
+				break;
+			case DOJO_F64:
+				x = ((double *)dojo_data_buffer(got, b))[i];
+				y = ((double *)dojo_data_buffer(want, r))[i];
+				tol = 1e-10 * fabs(y) + 1e-12;
+				break;
+			case DOJO_I32:
+				x = ((int32_t *)dojo_data_buffer(got, b))[i];
+				y = ((int32_t *)dojo_data_buffer(want, r))[i];
+				tol = 0;
+				break;
+			default:
+				x = (double)((int64_t *)dojo_data_buffer(got, b))[i];
+				y = (double)((int64_t *)dojo_data_buffer(want, r))[i];
+				tol = 0;
+				break;
+			}
+			if (fabs(x - y) > tol || (isnan(x) != isnan(y))) {
+				snprintf(m->message, sizeof m->message, "%s[%llu] "
+				    "is %.9g, expected %.9g",
+				    dojo_buffer_name(prog, b),
+				    (unsigned long long)i, x, y);
+				return false;
+			}
+		}
+	}
+	return true;
+}
+
+int
+dojo_measure(dojo_program *prog, dojo_program *reference,
+    const struct dojo_measure_options *opt, struct dojo_measurement *m)
+{
+	char path[1024];
+	const char *home = getenv("HOME");
+	struct dojo_run_result res;
+	dojo_data *got = NULL, *want = NULL;
+	sqlite3 *db = NULL;
+	int rc = -1;
+
+	memset(m, 0, sizeof *m);
+	if (!reference)
+		reference = prog;
+	dojo_program_id(m->state, prog);
+	fingerprint(m->fingerprint, opt);
+	if (opt->db)
+		snprintf(path, sizeof path, "%s", opt->db);
+	else if (getenv("PERFDOJO_DB"))
+		snprintf(path, sizeof path, "%s", getenv("PERFDOJO_DB"));
+	else
+		snprintf(path, sizeof path, "%s/.cache/perfdojo/measurements.db",
+		    home && *home ? home : "/tmp");
+	if (db_open(&db, path) < 0)
+		return -1;
+	if (!opt->fresh && db_lookup(db, m)) {
+		sqlite3_close(db);
+		return 0;
+	}
+	got = dojo_data_new(prog, 8ULL << 30);
+	want = dojo_data_new(reference, 8ULL << 30);
+	if (!got || !want)
+		goto out;
+	dojo_data_randomize(got, 1);
+	dojo_data_randomize(want, 1);
+	if (dojo_interp_run(reference, want) < 0)
+		goto out;
+	if (dojo_c_run(prog, got, &opt->run, &res) < 0)
+		goto out;
+	m->outcome = res.outcome;
+	snprintf(m->message, sizeof m->message, "%s", res.message);
+	m->median_ns = res.median_ns;
+	m->ci_low_ns = res.ci_low_ns;
+	m->ci_high_ns = res.ci_high_ns;
+	m->reps = res.reps;
+	if (m->outcome == DOJO_OUTCOME_OK &&
+	    !outputs_agree(prog, got, reference, want, m))
+		m->outcome = DOJO_OUTCOME_WRONG;
+	if (db_store(db, path, m) < 0)
+		goto out;
+	rc = 0;
+out:
+	dojo_data_free(got);
+	dojo_data_free(want);
+	sqlite3_close(db);
+	return rc;
+}

@@ -1,0 +1,38 @@
+/* measure.h: measurements of kernels, checked and kept in SQLite */
+#ifndef DOJO_MEASURE_H
+#define DOJO_MEASURE_H
+
+#include <stdbool.h>
+
+#include "ir/program.h"
+#include "targets/runner.h"
+
+struct dojo_measure_options {
+	const char *db;		/* NULL: $PERFDOJO_DB or
+				   ~/.cache/perfdojo/measurements.db */
+	bool fresh;		/* measure again even when known */
+	struct dojo_run_options run;
+};
+
+struct dojo_measurement {
+	char state[41];
+	char fingerprint[41];
+	enum dojo_outcome outcome;
+	char message[512];
+	double median_ns, ci_low_ns, ci_high_ns;
+	int reps;
+	bool cached;
+};
+
+/* Default options: C target, 1% precision, a 2 s budget, 60 s limit. */
+void dojo_measure_options_init(struct dojo_measure_options *opt);
+
+/* Measure "prog"; its outputs must agree with the interpreter's outputs
+ * of "reference" (NULL: of "prog") on the seeded inputs, within the
+ * tolerance of doc/measure.md.  -1 with the last error only when nothing
+ * could be measured (no database, no memory); a failing kernel is an
+ * outcome. */
+int dojo_measure(dojo_program *prog, dojo_program *reference,
+    const struct dojo_measure_options *opt, struct dojo_measurement *out);
+
+#endif

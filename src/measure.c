@@ -60,8 +60,10 @@ fingerprint(char out[41], const struct dojo_measure_options *opt)
 		compiler = "cc";
 	snprintf(cmd, sizeof cmd, "%s --version 2>/dev/null", compiler);
 	first_line(cc, sizeof cc, cmd);
-	snprintf(text, sizeof text, "target c\ncpu %s\ncc %s\nflags %s\n", cpu,
-	    cc, opt->run.cflags ? opt->run.cflags : DOJO_C_CFLAGS);
+	snprintf(text, sizeof text, "target c\ncpu %s\ncc %s\nflags %s\n"
+	    "threads %s\n", cpu, cc, opt->run.cflags ? opt->run.cflags :
+	    DOJO_C_CFLAGS, getenv("OMP_NUM_THREADS") ?
+	    getenv("OMP_NUM_THREADS") : "all");
 	dojo_sha1_hex(out, "", 0, text, strlen(text));
 }
 

@@ -1,0 +1,177 @@
+/* test_c_moves.c: generated C agrees with the interpreter on random legal
+ * move sequences (every flag included) of every example.
+ *
+ * usage: test_c_moves FILE.dojo...  (TAP)
+ * DOJO_C_SEQUENCES (default 8) sequences of up to 15 moves per file. */
+#include "config.h"
+
+#include "ir/data.h"
+#include "ir/interp.h"
+#include "ir/program.h"
+#include "ir/transform.h"
+#include "targets/runner.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static uint64_t rng_state = 7;
+
+static uint64_t
+rng(void)
+{
+	uint64_t z = (rng_state += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+struct cands {
+	struct dojo_action *a;
+	int n, cap;
+};
+
+static int
+add(const struct dojo_action *a, void *payload)
+{
+	struct cands *c = payload;
+
+	if (c->n == c->cap) {
+		c->cap = c->cap ? 2 * c->cap : 64;
+		c->a = realloc(c->a, sizeof *c->a * c->cap);
+		if (!c->a)
+			abort();
+	}
+	c->a[c->n++] = *a;
+	return 0;
+}
+
+/* A random legal move of "p", or NULL; "reassoc" set when it reorders a
+ * reduction. */
+static dojo_program *
+step(dojo_program *p, char *text, size_t len, bool *reassoc)
+{
+	struct cands c = { 0 };
+	dojo_moves *mv = dojo_moves_new(p, "c");
+	dojo_program *next = NULL;
+	int k;
+
+	dojo_moves_list(mv, NULL, 0, add, &c);
+	if (c.n > 0) {
+		k = (int)(rng() % (uint64_t)c.n);
+		dojo_action_format(text, len, &c.a[k]);
+		*reassoc |= dojo_moves_reassociates(mv, &c.a[k]);
+		next = dojo_moves_apply_unchecked(mv, &c.a[k]);
+	}
+	free(c.a);
+	dojo_moves_free(mv);
+	return next;
+}
+
+/* Outputs of the C target against the interpreter's on the same program. */
+static bool
+agrees(dojo_program *p, bool tolerant, char *why, size_t len)
+{
+	struct dojo_run_options opt = { NULL, NULL, 60, 0, false, 0, 0, 0, 0 };
+	struct dojo_run_result res;
+	dojo_data *a = dojo_data_new(p, 1 << 30), *b = dojo_data_new(p, 1 << 30);
+	bool ok = true;
+	uint64_t i;
+	int k;
+
+	if (!a || !b) {
+		snprintf(why, len, "%s", dojo_error_last());
+		ok = false;
+		goto out;
+	}
+	dojo_data_randomize(a, 3);
+	dojo_data_randomize(b, 3);
+	if (dojo_interp_run(p, a) < 0 || dojo_c_run(p, b, &opt, &res) < 0) {
+		snprintf(why, len, "%s", dojo_error_last());
+		ok = false;
+		goto out;
+	}
+	if (res.outcome != DOJO_OUTCOME_OK) {
+		snprintf(why, len, "%s: %s", dojo_outcome_name(res.outcome),
+		    res.message);
+		ok = false;
+		goto out;
+	}
+	for (k = 0; k < dojo_program_n_buffers(p) && ok; k++) {
+		enum dojo_role r = dojo_buffer_role(p, k);
+		size_t n = dojo_data_count(a, k) *
+		    dojo_dtype_size(dojo_buffer_dtype(p, k));
+
+		if ((r != DOJO_OUT && r != DOJO_INOUT) ||
+		    !memcmp(dojo_data_buffer(a, k), dojo_data_buffer(b, k), n))
+			continue;
+		if (!tolerant || dojo_buffer_dtype(p, k) != DOJO_F32) {
+			snprintf(why, len, "'%s' differs", dojo_buffer_name(p, k));
+			ok = false;
+			break;
+		}
+		for (i = 0; i < dojo_data_count(a, k); i++) {
+			float x = ((float *)dojo_data_buffer(a, k))[i];
+			float y = ((float *)dojo_data_buffer(b, k))[i];
+
+			if (fabsf(x - y) > 1e-4f * fabsf(x) + 1e-5f) {
+				snprintf(why, len, "'%s'[%llu] = %.9g, "
+				    "interpreter %.9g", dojo_buffer_name(p, k),
+				    (unsigned long long)i, y, x);
+				ok = false;
+				break;
+			}
+		}
+	}
+out:
+	dojo_data_free(a);
+	dojo_data_free(b);
+	return ok;
+}
+
+int
+main(int argc, char **argv)
+{
+	const char *e = getenv("DOJO_C_SEQUENCES");
+	int nseq = e ? atoi(e) : 8, i, s, k, len, bad, n = 0, failed = 0;
+	char text[256], path[4096], why[1024];
+	dojo_program *p, *next;
+	bool reassoc;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	for (i = 1; i < argc; i++) {
+		bad = 0;
+		for (s = 0; s < nseq; s++) {
+			p = dojo_program_read_file(argv[i]);
+			if (!p) {
+				bad++;
+				break;
+			}
+			len = 1 + (int)(rng() % 15);
+			reassoc = false;
+			path[0] = '\0';
+			for (k = 0; k < len; k++) {
+				next = step(p, text, sizeof text, &reassoc);
+				if (!next)
+					break;
+				dojo_program_free(p);
+				p = next;
+				snprintf(path + strlen(path), sizeof path -
+				    strlen(path), "%s%s", k ? ", " : "", text);
+			}
+			if (!agrees(p, reassoc, why, sizeof why)) {
+				if (bad++ < 3)
+					printf("#   after %s: %s\n", path, why);
+			}
+			dojo_program_free(p);
+		}
+		printf("%sok %d - %s: the C target agrees with the interpreter "
+		    "after %d random move sequences\n", bad ? "not " : "", ++n,
+		    argv[i], nseq);
+		failed |= bad != 0;
+	}
+	printf("1..%d\n", n);
+	return failed;
+}

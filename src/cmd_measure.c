@@ -34,6 +34,7 @@ measure_run(int argc, char **argv)
 		{ "baseline", required_argument, NULL, 'b' },
 		{ "db", required_argument, NULL, 'd' },
 		{ "timeout", required_argument, NULL, 'T' },
+		{ "cflags", required_argument, NULL, 'C' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -50,7 +51,7 @@ measure_run(int argc, char **argv)
 	dojo_measure_options_init(&opt);
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, ":t:fjb:d:T:h", longopts,
+	while ((c = getopt_long(argc, argv, ":t:fjb:d:T:C:h", longopts,
 	    NULL)) != -1) {
 		switch (c) {
 		case 't':
@@ -69,6 +70,9 @@ measure_run(int argc, char **argv)
 			break;
 		case 'd':
 			opt.db = optarg;
+			break;
+		case 'C':
+			opt.run.cflags = optarg;
 			break;
 		case 'T':
 			opt.run.timeout = strtod(optarg, &end);
@@ -134,7 +138,7 @@ out_free:
 const struct dojo_command dojo_command_measure = {
 	.name = "measure",
 	.args = "FILE.dojo [--target c] [--fresh] [--json] [--baseline FILE] "
-	    "[--db PATH] [--timeout S]",
+	    "[--db PATH] [--timeout S] [--cflags F]",
 	.summary = "time a kernel's generated code, checked against the "
 	    "interpreter",
 	.help = "  -f, --fresh         measure again, even when the database "
@@ -148,6 +152,9 @@ const struct dojo_command dojo_command_measure = {
 	    "  -d, --db PATH       the measurement database (default "
 	    "$PERFDOJO_DB or\n"
 	    "                      ~/.cache/perfdojo/measurements.db)\n"
-	    "      --timeout S     the time limit of one run (default 60)\n",
+	    "      --timeout S     the time limit of one run (default 60)\n"
+	    "      --cflags F      the compiler's flags (default \""
+	    DOJO_C_CFLAGS "\"),\n"
+	    "                      part of the fingerprint\n",
 	.run = measure_run,
 };

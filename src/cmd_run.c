@@ -34,13 +34,14 @@ run_run(int argc, char **argv)
 		{ "seed", required_argument, NULL, 's' },
 		{ "target", required_argument, NULL, 't' },
 		{ "timeout", required_argument, NULL, 'T' },
+		{ "cflags", required_argument, NULL, 'C' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
 	const struct dojo_command *cmd = &dojo_command_run;
 	const char *inputs = NULL, *outputs = NULL, *file, *target = NULL;
 	struct dojo_run_result res;
-	struct dojo_run_options ropt = { NULL, NULL, 60, 0 };
+	struct dojo_run_options ropt = { NULL, NULL, 60, DOJO_RUN_MEMORY };
 	unsigned long long seed = 1;
 	char path[PATH_MAX], *end;
 	dojo_program *prog;
@@ -50,7 +51,7 @@ run_run(int argc, char **argv)
 
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, ":i:o:s:t:T:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":i:o:s:t:T:C:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'i':
 			inputs = optarg;
@@ -70,6 +71,9 @@ run_run(int argc, char **argv)
 			if (strcmp(target, "c") && strcmp(target, "interp"))
 				return dojo_command_usage(cmd, "unknown target "
 				    "'%s' (interp or c)", target);
+			break;
+		case 'C':
+			ropt.cflags = optarg;
 			break;
 		case 'T':
 			ropt.timeout = strtod(optarg, &end);
@@ -153,6 +157,8 @@ const struct dojo_command dojo_command_run = {
 	    "                     (generated C, compiled with $CC, run in a "
 	    "child)\n"
 	    "      --timeout S    the child's time limit with -t c (default "
-	    "60)\n",
+	    "60)\n"
+	    "      --cflags F     the compiler's flags with -t c (default "
+	    "\"" DOJO_C_CFLAGS "\")\n",
 	.run = run_run,
 };

@@ -18,6 +18,7 @@ dojo_measure_options_init(struct dojo_measure_options *opt)
 {
 	memset(opt, 0, sizeof *opt);
 	opt->run.timeout = 60;
+	opt->run.memory = DOJO_RUN_MEMORY;
 	opt->run.time = true;
 	opt->run.precision = 0.01;
 	opt->run.min_reps = 5;

@@ -17,6 +17,9 @@ struct emit {
 	int (*decl_path)[DOJO_MAX_DEPTH];
 	int path[DOJO_MAX_DEPTH];
 	int indent;
+	/* in a vector loop: the reductions kept in accumulators */
+	const dojo_node *acc_op[16];
+	int nacc;
 };
 
 static const char *const ctypes[] = { "float", "double", "int32_t", "int64_t" };
@@ -193,8 +196,23 @@ emit_op(struct emit *e, const dojo_node *op)
 	enum dojo_update u = dojo_op_update(op);
 	enum dojo_dtype t = dojo_buffer_dtype(e->prog, dojo_array_buffer(
 	    e->prog, dojo_access_array(lhs)));
-	int k = t == DOJO_F32 ? 0 : t == DOJO_F64 ? 1 : 2;
+	int k = t == DOJO_F32 ? 0 : t == DOJO_F64 ? 1 : 2, a;
 
+	for (a = 0; a < e->nacc; a++)
+		if (e->acc_op[a] == op) {
+			/* a vector reduction: into its accumulator */
+			indent(e);
+			if (u <= DOJO_MUL_SET)
+				dojo_strbuf_printf(e->sb, "dojo_acc%d = dojo_acc%d "
+				    "%s ", a, a, upd[u][k]);
+			else
+				dojo_strbuf_printf(e->sb, "dojo_acc%d = %s("
+				    "dojo_acc%d, ", a, upd[u][k], a);
+			emit_expr(e, dojo_op_rhs(op), t);
+			dojo_strbuf_puts(e->sb, u <= DOJO_MUL_SET ? ";\n" :
+			    ");\n");
+			return;
+		}
 	indent(e);
 	emit_access(e, lhs);
 	dojo_strbuf_puts(e->sb, " = ");
@@ -264,16 +282,88 @@ emit_decls(struct emit *e, int depth)
 
 /* Whether the scope at e->path (depth "depth") carries a dependence. */
 static bool
-carries(struct emit *e, int depth)
+carries(struct emit *e, int depth, bool but_reductions)
 {
 	struct dojo_dep_query q;
 
 	memset(&q, 0, sizeof q);
+	q.skip_invariant_chains = but_reductions;
 	q.kind = DOJO_DEP_CARRIED;
 	q.level = depth;
 	q.src_path = q.dst_path = e->path;
 	q.src_len = q.dst_len = depth + 1;
 	return dojo_deps_find(e->deps, &q) >= 0;
+}
+
+static void emit_node(struct emit *e, dojo_node *node, int depth);
+
+/* A vector loop whose only carried dependences are reductions into
+ * elements invariant in it: each such reduction in an accumulator, an
+ * OpenMP simd reduction over the accumulators.  false when there are
+ * more than the accumulators can name. */
+static bool
+vector_reductions(struct emit *e, dojo_node *node, int depth)
+{
+	static const char *const clause[] = {
+		[DOJO_ADD_SET] = "+", [DOJO_MUL_SET] = "*",
+		[DOJO_MAX_SET] = "max", [DOJO_MIN_SET] = "min",
+	};
+	int i, a, path[DOJO_MAX_DEPTH + 1];
+	dojo_node *op;
+	enum dojo_update u;
+	enum dojo_dtype t;
+
+	e->nacc = 0;
+	memcpy(path, e->path, sizeof *path * (depth + 1));
+	for (i = 0; i < dojo_node_n_children(node); i++) {
+		op = dojo_node_child(node, i);
+		u = dojo_op_update(op);
+		path[depth + 1] = i;
+		if (u == DOJO_SET || u == DOJO_SUB_SET ||
+		    !dojo_deps_is_reduction(e->deps, path, depth + 2))
+			continue;
+		if (e->nacc == 16)
+			return false;
+		e->acc_op[e->nacc++] = op;
+	}
+	indent(e);
+	dojo_strbuf_puts(e->sb, "{\n");
+	e->indent++;
+	for (a = 0; a < e->nacc; a++) {
+		t = dojo_buffer_dtype(e->prog, dojo_array_buffer(e->prog,
+		    dojo_access_array(dojo_op_lhs(e->acc_op[a]))));
+		indent(e);
+		dojo_strbuf_printf(e->sb, "%s dojo_acc%d = ", ctypes[t], a);
+		emit_access(e, dojo_op_lhs(e->acc_op[a]));
+		dojo_strbuf_puts(e->sb, ";\n");
+	}
+	indent(e);
+	dojo_strbuf_puts(e->sb, "#pragma omp simd");
+	for (a = 0; a < e->nacc; a++)
+		dojo_strbuf_printf(e->sb, " reduction(%s:dojo_acc%d)",
+		    clause[dojo_op_update(e->acc_op[a])], a);
+	dojo_strbuf_puts(e->sb, "\n");
+	indent(e);
+	dojo_strbuf_printf(e->sb, "for (int64_t i%d = 0; i%d < %" PRId64
+	    "; i%d++) {\n", depth, depth, dojo_node_size(node), depth);
+	e->indent++;
+	for (i = 0; i < dojo_node_n_children(node); i++) {
+		e->path[depth + 1] = i;
+		emit_node(e, dojo_node_child(node, i), depth + 1);
+	}
+	e->indent--;
+	indent(e);
+	dojo_strbuf_puts(e->sb, "}\n");
+	for (a = 0; a < e->nacc; a++) {
+		indent(e);
+		emit_access(e, dojo_op_lhs(e->acc_op[a]));
+		dojo_strbuf_printf(e->sb, " = dojo_acc%d;\n", a);
+	}
+	e->nacc = 0;
+	e->indent--;
+	indent(e);
+	dojo_strbuf_puts(e->sb, "}\n");
+	return true;
 }
 
 static void
@@ -290,11 +380,12 @@ emit_node(struct emit *e, dojo_node *node, int depth)
 	if (flag == 'p') {
 		indent(e);
 		dojo_strbuf_puts(e->sb, "#pragma omp parallel for\n");
-	} else if (flag == 'v' && !carries(e, depth)) {
-		/* a vector reduction (a dependence the move allowed) is left
-		 * to the compiler: simd would assert there is none */
+	} else if (flag == 'v' && !carries(e, depth, false)) {
 		indent(e);
 		dojo_strbuf_puts(e->sb, "#pragma omp simd\n");
+	} else if (flag == 'v' && !carries(e, depth, true) &&
+	    vector_reductions(e, node, depth)) {
+		return;
 	} else if (flag == 'u') {
 		indent(e);
 		dojo_strbuf_printf(e->sb, "#pragma GCC unroll %" PRId64 "\n",

@@ -210,7 +210,18 @@ dojo_c_run(dojo_program *prog, dojo_data *data,
 		struct rlimit lim;
 
 		if (opt && opt->memory) {
-			lim.rlim_cur = lim.rlim_max = opt->memory;
+			/* "memory" more than the child holds already (a
+			 * sanitizer's shadow is large) */
+			unsigned long long pages = 0;
+			FILE *f = fopen("/proc/self/statm", "r");
+
+			if (f) {
+				if (fscanf(f, "%llu", &pages) != 1)
+					pages = 0;
+				fclose(f);
+			}
+			lim.rlim_cur = lim.rlim_max = opt->memory +
+			    pages * (unsigned long long)sysconf(_SC_PAGESIZE);
 			setrlimit(RLIMIT_AS, &lim);
 		}
 		/* a fault of the kernel ends the child with its signal,

@@ -19,7 +19,8 @@ struct dojo_run_options {
 	const char *cc;		/* NULL: $CC or cc */
 	const char *cflags;	/* NULL: DOJO_C_CFLAGS */
 	double timeout;		/* seconds of wall time for the child */
-	uint64_t memory;	/* bytes of address space for the child */
+	uint64_t memory;	/* bytes of address space the child may add
+				   (0: no limit; DOJO_RUN_MEMORY by default) */
 	/* timing (when "time"): after a warm-up run, repetitions until the
 	 * 95% confidence interval of the median is within "precision" of
 	 * it, at least "min_reps", at most "max_reps" or "budget" seconds */
@@ -30,6 +31,7 @@ struct dojo_run_options {
 };
 
 #define DOJO_RUN_MAX_REPS 10000
+#define DOJO_RUN_MEMORY (16ULL << 30)
 
 #define DOJO_C_CFLAGS "-O3 -march=native -fopenmp -ffp-contract=off"
 

@@ -8,8 +8,22 @@ for f in "$top_srcdir"/tests/ref/*.dojo "$top_srcdir"/tests/moves/cases/*.out; d
 	cp "$f" "$tmp/k.dojo"
 	"$PERFDOJO" run "$tmp/k.dojo" > "$tmp/interp" 2>&1
 	"$PERFDOJO" run --target c "$tmp/k.dojo" > "$tmp/c" 2>&1
-	cmp -s "$tmp/interp" "$tmp/c"
-	ok $? "$name: C target agrees with the interpreter"
+	case $name in
+	*reduction*|*rfactor*)
+		# a vector reduction sums in lanes: the sums agree closely
+		paste -d' ' "$tmp/interp" "$tmp/c" | awk '{
+		    split($2, a, "="); split($6, b, "=");
+		    d = a[2] - b[2]; if (d < 0) d = -d;
+		    m = a[2] < 0 ? -a[2] : a[2];
+		    if (NF < 8 || d > 1e-4 * m + 1e-5) bad = 1 }
+		    END { exit bad }'
+		ok $? "$name: C target agrees with the interpreter (tolerance)"
+		;;
+	*)
+		cmp -s "$tmp/interp" "$tmp/c"
+		ok $? "$name: C target agrees with the interpreter"
+		;;
+	esac
 	[ -s "$tmp/c" ] || sed 's/^/# /' "$tmp/c"
 done
 

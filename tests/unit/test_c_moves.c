@@ -74,7 +74,8 @@ step(dojo_program *p, char *text, size_t len, bool *reassoc)
 static bool
 agrees(dojo_program *p, bool tolerant, char *why, size_t len)
 {
-	struct dojo_run_options opt = { NULL, NULL, 60, 0, false, 0, 0, 0, 0 };
+	struct dojo_run_options opt = { NULL, NULL, 60, DOJO_RUN_MEMORY, false,
+		0, 0, 0, 0 };
 	struct dojo_run_result res;
 	dojo_data *a = dojo_data_new(p, 1 << 30), *b = dojo_data_new(p, 1 << 30);
 	bool ok = true;

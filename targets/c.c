@@ -366,6 +366,33 @@ vector_reductions(struct emit *e, dojo_node *node, int depth)
 	return true;
 }
 
+/* A scope flagged u: its body once for each value of its iterator, a
+ * constant in each copy. */
+static void
+emit_unrolled(struct emit *e, dojo_node *node, int depth)
+{
+	int64_t k;
+	int i;
+
+	for (k = 0; k < dojo_node_size(node); k++) {
+		indent(e);
+		dojo_strbuf_printf(e->sb, "{\n");
+		e->indent++;
+		indent(e);
+		dojo_strbuf_printf(e->sb, "const int64_t i%d = %" PRId64 ";\n",
+		    depth, k);
+		emit_decls(e, depth + 1);
+		for (i = 0; i < dojo_node_n_children(node); i++) {
+			e->path[depth + 1] = i;
+			emit_node(e, dojo_node_child(node, i), depth + 1);
+		}
+		emit_frees(e, depth + 1);
+		e->indent--;
+		indent(e);
+		dojo_strbuf_puts(e->sb, "}\n");
+	}
+}
+
 static void
 emit_node(struct emit *e, dojo_node *node, int depth)
 {
@@ -387,9 +414,8 @@ emit_node(struct emit *e, dojo_node *node, int depth)
 	    vector_reductions(e, node, depth)) {
 		return;
 	} else if (flag == 'u') {
-		indent(e);
-		dojo_strbuf_printf(e->sb, "#pragma GCC unroll %" PRId64 "\n",
-		    dojo_node_size(node));
+		emit_unrolled(e, node, depth);
+		return;
 	} else if (flag) {
 		indent(e);
 		dojo_strbuf_printf(e->sb, "/* GPU scope '%c': sequential on the "

@@ -131,7 +131,12 @@ compile(const char *dir, const struct dojo_run_options *opt,
 		if (!strstr(line, "error") && !strstr(line, "not found"))
 			continue;
 		line[strcspn(line, "\n")] = '\0';
-		snprintf(res->message, sizeof res->message, "%s: %s", cc, line);
+		/* the compiler's line, named once */
+		if (strncmp(line, cc, strlen(cc)) == 0)
+			snprintf(res->message, sizeof res->message, "%s", line);
+		else
+			snprintf(res->message, sizeof res->message, "%s: %s",
+			    cc, line);
 		break;
 	}
 	if (f)

@@ -297,6 +297,24 @@ carries(struct emit *e, int depth, bool but_reductions)
 
 static void emit_node(struct emit *e, dojo_node *node, int depth);
 
+/* The body of the scope "node" at "depth" (its declarations, children and
+ * frees), then the brace that closes it; the indent was raised for it. */
+static void
+emit_body(struct emit *e, dojo_node *node, int depth)
+{
+	int i;
+
+	emit_decls(e, depth + 1);
+	for (i = 0; i < dojo_node_n_children(node); i++) {
+		e->path[depth + 1] = i;
+		emit_node(e, dojo_node_child(node, i), depth + 1);
+	}
+	emit_frees(e, depth + 1);
+	e->indent--;
+	indent(e);
+	dojo_strbuf_puts(e->sb, "}\n");
+}
+
 /* A vector loop whose only carried dependences are reductions into
  * elements invariant in it: each such reduction in an accumulator, an
  * OpenMP simd reduction over the accumulators.  false when there are
@@ -347,13 +365,7 @@ vector_reductions(struct emit *e, dojo_node *node, int depth)
 	dojo_strbuf_printf(e->sb, "for (int64_t i%d = 0; i%d < %" PRId64
 	    "; i%d++) {\n", depth, depth, dojo_node_size(node), depth);
 	e->indent++;
-	for (i = 0; i < dojo_node_n_children(node); i++) {
-		e->path[depth + 1] = i;
-		emit_node(e, dojo_node_child(node, i), depth + 1);
-	}
-	e->indent--;
-	indent(e);
-	dojo_strbuf_puts(e->sb, "}\n");
+	emit_body(e, node, depth);
 	for (a = 0; a < e->nacc; a++) {
 		indent(e);
 		emit_access(e, dojo_op_lhs(e->acc_op[a]));
@@ -372,7 +384,6 @@ static void
 emit_unrolled(struct emit *e, dojo_node *node, int depth)
 {
 	int64_t k;
-	int i;
 
 	for (k = 0; k < dojo_node_size(node); k++) {
 		indent(e);
@@ -381,22 +392,13 @@ emit_unrolled(struct emit *e, dojo_node *node, int depth)
 		indent(e);
 		dojo_strbuf_printf(e->sb, "const int64_t i%d = %" PRId64 ";\n",
 		    depth, k);
-		emit_decls(e, depth + 1);
-		for (i = 0; i < dojo_node_n_children(node); i++) {
-			e->path[depth + 1] = i;
-			emit_node(e, dojo_node_child(node, i), depth + 1);
-		}
-		emit_frees(e, depth + 1);
-		e->indent--;
-		indent(e);
-		dojo_strbuf_puts(e->sb, "}\n");
+		emit_body(e, node, depth);
 	}
 }
 
 static void
 emit_node(struct emit *e, dojo_node *node, int depth)
 {
-	int i;
 	char flag;
 
 	if (dojo_node_kind(node) == DOJO_OP) {
@@ -425,15 +427,7 @@ emit_node(struct emit *e, dojo_node *node, int depth)
 	dojo_strbuf_printf(e->sb, "for (int64_t i%d = 0; i%d < %" PRId64
 	    "; i%d++) {\n", depth, depth, dojo_node_size(node), depth);
 	e->indent++;
-	emit_decls(e, depth + 1);
-	for (i = 0; i < dojo_node_n_children(node); i++) {
-		e->path[depth + 1] = i;
-		emit_node(e, dojo_node_child(node, i), depth + 1);
-	}
-	emit_frees(e, depth + 1);
-	e->indent--;
-	indent(e);
-	dojo_strbuf_puts(e->sb, "}\n");
+	emit_body(e, node, depth);
 }
 
 /* Where each temporary is declared: at the start of the deepest scope

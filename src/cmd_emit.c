@@ -23,7 +23,6 @@ emit_run(int argc, char **argv)
 	const char *target = "c", *out = NULL;
 	struct dojo_strbuf sb;
 	dojo_program *prog;
-	FILE *f;
 	int c, rc = DOJO_EXIT_ERROR;
 
 	opterr = 0;
@@ -54,15 +53,8 @@ emit_run(int argc, char **argv)
 	dojo_strbuf_init(&sb);
 	if (dojo_c_emit(&sb, prog) < 0)
 		goto out_free;
-	if (out) {
-		f = fopen(out, "w");
-		if (!f || fputs(sb.s, f) < 0 || fclose(f) != 0) {
-			dojo_error_set("%s: %s", out, strerror(errno));
-			goto out_free;
-		}
-	} else {
-		fputs(sb.s, stdout);
-	}
+	if (dojo_command_write(out, sb.s) < 0)
+		goto out_free;
 	rc = 0;
 out_free:
 	dojo_strbuf_release(&sb);

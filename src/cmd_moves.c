@@ -238,7 +238,6 @@ apply_run(int argc, char **argv)
 	bool addresses = false;
 	dojo_program *prog;
 	char *text;
-	FILE *f;
 
 	/* FILE, then actions and --actions files applied in the order of the
 	 * command line; options anywhere; an action such as 'split 0 2' is
@@ -309,15 +308,9 @@ apply_run(int argc, char **argv)
 		dojo_error_set("out of memory");
 		goto out_free;
 	}
-	if (out) {
-		f = fopen(out, "w");
-		if (!f || fputs(text, f) < 0 || fclose(f) != 0) {
-			dojo_error_set("%s: %s", out, strerror(errno));
-			free(text);
-			goto out_free;
-		}
-	} else {
-		fputs(text, stdout);
+	if (dojo_command_write(out, text) < 0) {
+		free(text);
+		goto out_free;
 	}
 	free(text);
 	rc = 0;

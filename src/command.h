@@ -29,6 +29,9 @@ int dojo_command_fail(void);
 int dojo_command_usage(const struct dojo_command *cmd, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void dojo_command_print_help(FILE *out, const struct dojo_command *cmd);
+/* Write "text" to the file "path", or to stdout when "path" is NULL; 0
+ * or -1 with the last error set. */
+int dojo_command_write(const char *path, const char *text);
 /* The usage error for getopt's answer "c" (':' a missing value, else an
  * unknown option). */
 int dojo_command_bad_option(const struct dojo_command *cmd, int c,

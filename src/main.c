@@ -3,6 +3,7 @@
 #include "command.h"
 #include "ir/error.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -38,6 +39,25 @@ dojo_command_usage(const struct dojo_command *cmd, const char *fmt, ...)
 	va_end(ap);
 	fprintf(stderr, " (usage: perfdojo %s %s)\n", cmd->name, cmd->args);
 	return DOJO_EXIT_USAGE;
+}
+
+int
+dojo_command_write(const char *path, const char *text)
+{
+	FILE *f;
+
+	if (!path)
+		return fputs(text, stdout) < 0 ? dojo_error_set("stdout: %s",
+		    strerror(errno)) : 0;
+	f = fopen(path, "w");
+	if (!f || fputs(text, f) < 0) {
+		if (f)
+			fclose(f);
+		return dojo_error_set("%s: %s", path, strerror(errno));
+	}
+	if (fclose(f) != 0)
+		return dojo_error_set("%s: %s", path, strerror(errno));
+	return 0;
 }
 
 int

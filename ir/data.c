@@ -89,8 +89,8 @@ dojo_data_count(dojo_data *data, int b)
 }
 
 /* splitmix64: the generator of seeded inputs */
-static uint64_t
-splitmix64(uint64_t *state)
+uint64_t
+dojo_splitmix64(uint64_t *state)
 {
 	uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
 
@@ -125,7 +125,7 @@ dojo_data_randomize(dojo_data *data, uint64_t seed)
 		state = fnv1a(d->buf[b].name, strlen(d->buf[b].name),
 		    0xcbf29ce484222325ULL ^ seed);
 		for (i = 0; i < data->count[b]; i++) {
-			x = splitmix64(&state);
+			x = dojo_splitmix64(&state);
 			switch (d->buf[b].dtype) {
 			case DOJO_F32:
 				((float *)data->buf[b])[i] =

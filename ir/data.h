@@ -18,6 +18,9 @@ void *dojo_data_buffer(dojo_data *data, int b);
 /* Elements stored for buffer "b" (folded dimensions count their slots). */
 uint64_t dojo_data_count(dojo_data *data, int b);
 
+/* The next number of the splitmix64 generator whose state is "*state". */
+uint64_t dojo_splitmix64(uint64_t *state);
+
 /* Fill every in and inout buffer with the seeded uniform values of the
  * documented generator (doc/ir.md): floats in [-1, 1), integers in
  * [-8, 8). */

@@ -325,8 +325,12 @@ out_clean:
 	if (times != MAP_FAILED)
 		munmap(times, sizeof *times * (DOJO_RUN_MAX_REPS + 1));
 	dojo_strbuf_release(&sb);
-	snprintf(path, sizeof path, "rm -rf '%s'", dir);
-	if (system(path) != 0)
-		rc = rc < 0 ? rc : rc;
+	/* the temporary folder and the three files it may hold */
+	for (b = 0; b < 3; b++) {
+		snprintf(path, sizeof path, "%s/%s", dir,
+		    (const char *[]){ "k.c", "k.so", "cc.err" }[b]);
+		unlink(path);
+	}
+	rmdir(dir);
 	return rc;
 }

@@ -21,11 +21,7 @@ static uint64_t rng_state = 7;
 static uint64_t
 rng(void)
 {
-	uint64_t z = (rng_state += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
+	return dojo_splitmix64(&rng_state);
 }
 
 struct cands {

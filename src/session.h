@@ -1,0 +1,144 @@
+/* session.h: the exploration history, a git repository (libgit2)
+ *
+ * A session is a bare git repository.  Each state of the kernel is a
+ * commit whose tree holds "program.dojo" (the canonical text: its blob id
+ * is the state id) and "measurement"; the message is the action text with
+ * trailers (Action:, Speedup:, Target:).  The first commit holds the start
+ * state.  Branches are refs/heads/NAME; the best state per target is the
+ * tag best/TARGET; measurements taken after a step are git notes
+ * (refs/notes/commits, shown by plain git log).  The current state is
+ * HEAD: attached to the current branch at its tip, detached elsewhere.
+ *
+ * Every write is on disk (fsync) before the call returns; the session is
+ * locked (flock) while a call writes, and lock files left by a killed
+ * process are removed.  Errors: -1 or NULL with the last error set.
+ */
+#ifndef DOJO_SESSION_H
+#define DOJO_SESSION_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "ir/program.h"
+#include "src/measure.h"
+
+typedef struct dojo_session dojo_session;
+
+/* What a session knows of one state's measurement. */
+struct dojo_session_measurement {
+	bool measured;
+	char target[16];		/* "c", "cuda", ... */
+	char fingerprint[41];
+	char outcome[32];		/* "ok", "crash", "wrong answer", ... */
+	double median_ns, ci_low_ns, ci_high_ns;
+	double speedup;			/* against the start state; 0: unknown */
+	char when[32];			/* ISO 8601, UTC */
+};
+
+/* One commit of the session. */
+struct dojo_session_entry {
+	char commit[41];
+	char parent[41];		/* "" for the start */
+	char state[41];			/* the state id */
+	char action[256];		/* "" for the start */
+	int depth;			/* steps from the start */
+	int nchildren;
+	bool current;
+	char branches[256];		/* names of the branches whose tip this
+					   is, space separated */
+	struct dojo_session_measurement m;
+};
+
+/* The default session directory of a kernel file: "FILE.session" for
+ * "FILE" (examples/matmul.dojo -> examples/matmul.dojo.session). */
+void dojo_session_default_dir(char *out, size_t len, const char *file);
+
+/* Open the session in "dir". */
+__dojo_give dojo_session *dojo_session_open(const char *dir);
+/* Create a session in "dir" (which must not hold one) starting at
+ * "start"; "source" (may be NULL) names the kernel file in the first
+ * commit's message. */
+__dojo_give dojo_session *dojo_session_create(const char *dir,
+    dojo_program *start, const char *source);
+void dojo_session_free(__dojo_take dojo_session *s);
+
+const char *dojo_session_dir(dojo_session *s);
+/* The current state's program (owned by the session; valid until the
+ * next call that moves the session). */
+dojo_program *dojo_session_program(dojo_session *s);
+/* The current commit, the current branch ("" if none), the start's
+ * program (owned by the session). */
+const char *dojo_session_head(dojo_session *s);
+const char *dojo_session_branch(dojo_session *s);
+dojo_program *dojo_session_start(dojo_session *s);
+
+/* What a step did. */
+struct dojo_session_step {
+	char commit[41];
+	char branch[64];		/* the branch the step is on */
+	bool new_branch;		/* a branch was created for it */
+	bool existing;			/* the state was reached before: moved
+					   to that child, nothing written */
+	char seen[41];			/* another commit with the same state,
+					   or "" */
+};
+
+/* Record "next", reached from the current state by "action", as a new
+ * commit and move there.  When the current commit is not the tip of the
+ * current branch (it has children), a new branch is created ("NAME-2",
+ * "NAME-3", ... after the current branch's name).  When a child of the
+ * current commit already holds that state, the session moves to it.
+ * "m" (may be NULL) is the new state's measurement. */
+int dojo_session_step(dojo_session *s, const char *action, dojo_program *next,
+    const struct dojo_session_measurement *m, struct dojo_session_step *out);
+/* Parse, check and apply "action" to the current state for "target"
+ * ("c"), then record it as above. */
+int dojo_session_apply(dojo_session *s, const char *action, const char *target,
+    struct dojo_session_step *out);
+
+/* Move to the parent (the child stays reachable); to the child towards
+ * the current branch's tip; to any revision ("HEAD~2", a branch, a tag,
+ * a commit id or its prefix).  A branch name makes it current. */
+int dojo_session_undo(dojo_session *s);
+int dojo_session_redo(dojo_session *s);
+int dojo_session_jump(dojo_session *s, const char *rev);
+/* Start a branch "name" at the current commit and make it current. */
+int dojo_session_branch_create(dojo_session *s, const char *name);
+
+/* Attach measurement "m" to "commit" (NULL: the current one), and move
+ * the tag best/TARGET when its speedup beats the best so far. */
+int dojo_session_record(dojo_session *s, const char *commit,
+    const struct dojo_session_measurement *m);
+/* Measure "commit" (NULL: current) and the start for opt->run.target,
+ * through the measurement database, and record it.  "out" may be NULL. */
+int dojo_session_measure(dojo_session *s, const char *commit,
+    const struct dojo_measure_options *opt,
+    struct dojo_session_measurement *out);
+/* Fill "out" from a measurement of the database, with speedup
+ * "start_ns / m->median_ns" when the start's time is known. */
+void dojo_session_measurement_from(struct dojo_session_measurement *out,
+    const struct dojo_measurement *m, const char *target, double start_ns);
+
+/* Every commit of the session, parents before children, children in the
+ * order they were made; "fn" stops the walk with a non-zero return. */
+typedef int (*dojo_session_fn)(const struct dojo_session_entry *e,
+    void *payload);
+int dojo_session_walk(dojo_session *s, dojo_session_fn fn, void *payload);
+/* One commit ("rev" as for jump; NULL: current). */
+int dojo_session_entry(dojo_session *s, const char *rev,
+    struct dojo_session_entry *out);
+/* The program of a revision. */
+__dojo_give dojo_program *dojo_session_program_at(dojo_session *s,
+    const char *rev);
+/* The actions from the start to "rev", in order: a NULL-terminated array
+ * of strings to free with dojo_session_path_free. */
+char **dojo_session_path(dojo_session *s, const char *rev);
+void dojo_session_path_free(char **path);
+/* The commit holding state "state" ("" if none), preferring the current
+ * commit, then its ancestors. */
+int dojo_session_find_state(dojo_session *s, const char *state,
+    char commit[41]);
+/* The best commit for "target" (tag best/TARGET), or -1 if none. */
+int dojo_session_best(dojo_session *s, const char *target, char commit[41]);
+
+#endif

@@ -3,6 +3,8 @@
 #include "command.h"
 #include "ir/program.h"
 #include "ir/transform.h"
+#include "src/measure.h"
+#include "src/session.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -138,16 +140,63 @@ out_free_prog:
 	return rc ? dojo_command_fail() : 0;
 }
 
-/* Apply "text" to "*prog"; "where" names it in the error. */
+/* Where "apply --session" records its steps. */
+struct recorder {
+	dojo_session *session;
+	bool measure;
+	struct dojo_measure_options mopt;
+	double start_ns;
+};
+
+/* Record the step "text" to "next" in the session of "rec". */
+static int
+record_step(struct recorder *rec, const char *text, dojo_program *next)
+{
+	struct dojo_session_measurement sm, *smp = NULL;
+	struct dojo_session_step step;
+	struct dojo_measurement m;
+	struct dojo_action a;
+	char action[256];
+
+	if (dojo_action_parse(&a, text) == 0)
+		dojo_action_format(action, sizeof action, &a);
+	else
+		snprintf(action, sizeof action, "%s", text);
+	if (rec->measure) {
+		if (dojo_measure(next, dojo_session_start(rec->session),
+		    &rec->mopt, &m) < 0)
+			return -1;
+		dojo_session_measurement_from(&sm, &m, "c", rec->start_ns);
+		smp = &sm;
+	}
+	if (dojo_session_step(rec->session, action, next, smp, &step) < 0)
+		return -1;
+	fprintf(stderr, "%.7s %s%s%s%s", step.commit, action,
+	    step.existing ? " (reached before: moved there)" : "",
+	    step.new_branch ? " (new branch " : "",
+	    step.new_branch ? step.branch : "");
+	if (step.new_branch)
+		fputc(')', stderr);
+	if (smp && sm.speedup > 0)
+		fprintf(stderr, " %.3gx", sm.speedup);
+	else if (smp && strcmp(sm.outcome, "ok") != 0)
+		fprintf(stderr, " %s", sm.outcome);
+	fputc('\n', stderr);
+	return 0;
+}
+
+/* Apply "text" to "*prog" (recording it in "rec" if not NULL); "where"
+ * names it in the error. */
 static int
 apply_one(dojo_program **prog, const char *text, const char *target,
-    const char *where)
+    const char *where, struct recorder *rec)
 {
 	dojo_program *next;
 	char msg[DOJO_ERROR_MAX];
 
 	next = dojo_program_apply_text(*prog, text, target);
-	if (!next) {
+	if (!next || (rec && record_step(rec, text, next) < 0)) {
+		dojo_program_free(next);
 		snprintf(msg, sizeof msg, "%s", dojo_error_last());
 		return dojo_error_set("%s%s", where, msg);
 	}
@@ -157,7 +206,8 @@ apply_one(dojo_program **prog, const char *text, const char *target,
 }
 
 static int
-apply_file(dojo_program **prog, const char *path, const char *target)
+apply_file(dojo_program **prog, const char *path, const char *target,
+    struct recorder *rec)
 {
 	char *line = NULL, where[512];
 	size_t cap = 0;
@@ -182,7 +232,7 @@ apply_file(dojo_program **prog, const char *path, const char *target)
 			continue;
 		snprintf(where, sizeof where, "%s:%d:%d: ", path, no,
 		    (int)(p - line) + 1);
-		if (apply_one(prog, p, target, where) < 0) {
+		if (apply_one(prog, p, target, where, rec) < 0) {
 			free(line);
 			if (f != stdin)
 				fclose(f);
@@ -227,14 +277,32 @@ take_option(int argc, char **argv, int *i, const char *name, char c,
 	return 0;
 }
 
+/* The start's time, for the speedups of measured steps. */
+static int
+start_time(struct recorder *rec)
+{
+	struct dojo_measurement m;
+
+	if (dojo_measure(dojo_session_start(rec->session), NULL, &rec->mopt,
+	    &m) < 0)
+		return -1;
+	rec->start_ns = m.outcome == DOJO_OUTCOME_OK ? m.median_ns : 0;
+	return 0;
+}
+
 static int
 apply_run(int argc, char **argv)
 {
 	const struct dojo_command *cmd = &dojo_command_apply;
 	const char *out = NULL, *file = NULL, *target = "c", *v;
+	const char *session = NULL;
+	struct recorder rec, *recp = NULL;
 	const char **items;
 	bool *is_file;
 	int nitems = 0, i, r, rc = DOJO_EXIT_ERROR;
+
+	memset(&rec, 0, sizeof rec);
+	dojo_measure_options_init(&rec.mopt);
 	bool addresses = false;
 	dojo_program *prog;
 	char *text;
@@ -263,6 +331,12 @@ apply_run(int argc, char **argv)
 		} else if ((r = take_option(argc, argv, &i, "addresses", 'a',
 		    NULL)) != 0) {
 			addresses = true;
+		} else if ((r = take_option(argc, argv, &i, "session", 's',
+		    &v)) != 0) {
+			session = v;
+		} else if ((r = take_option(argc, argv, &i, "measure", 'm',
+		    NULL)) != 0) {
+			rec.measure = true;
 		} else if ((r = take_option(argc, argv, &i, "help", 'h',
 		    NULL)) != 0) {
 			free(items);
@@ -288,6 +362,11 @@ apply_run(int argc, char **argv)
 		r = dojo_command_usage(cmd, "expected FILE");
 		goto out_usage;
 	}
+	if (rec.measure && !session) {
+		r = dojo_command_usage(cmd, "--measure records into a session:"
+		    " give --session DIR");
+		goto out_usage;
+	}
 	if (strcmp(target, "c") && strcmp(target, "cuda")) {
 		r = dojo_command_usage(cmd, "unknown target '%s' (c or cuda)",
 		    target);
@@ -299,9 +378,16 @@ apply_run(int argc, char **argv)
 		free(is_file);
 		return dojo_command_fail();
 	}
+	if (session) {
+		rec.session = dojo_session_at(session, file, prog, true);
+		if (!rec.session || (rec.measure &&
+		    start_time(&rec) < 0))
+			goto out_free;
+		recp = &rec;
+	}
 	for (i = 0; i < nitems; i++)
-		if ((is_file[i] ? apply_file(&prog, items[i], target) :
-		    apply_one(&prog, items[i], target, "")) < 0)
+		if ((is_file[i] ? apply_file(&prog, items[i], target, recp) :
+		    apply_one(&prog, items[i], target, "", recp)) < 0)
 			goto out_free;
 	text = dojo_program_print(prog, addresses);
 	if (!text) {
@@ -315,6 +401,7 @@ apply_run(int argc, char **argv)
 	free(text);
 	rc = 0;
 out_free:
+	dojo_session_free(rec.session);
 	dojo_program_free(prog);
 	free(items);
 	free(is_file);
@@ -340,13 +427,21 @@ const struct dojo_command dojo_command_actions = {
 
 const struct dojo_command dojo_command_apply = {
 	.name = "apply",
-	.args = "FILE.dojo ACTION... [--actions FILE] [-o OUT] [--target T]",
+	.args = "FILE.dojo ACTION... [--actions FILE] [-o OUT] [--target T] "
+	    "[--session DIR [--measure]]",
 	.summary = "apply moves in order and print the resulting kernel",
 	.help = "  ACTION             one move per argument: 'split 0.0.1 32'\n"
 	    "  -f, --actions FILE read moves one per line ('#' comments; - "
 	    "for stdin)\n"
 	    "  -o, --output OUT   write the result to OUT\n"
 	    "  -a, --addresses    print with the address gutter\n"
-	    "  -t, --target T     c (default) or cuda\n",
+	    "  -t, --target T     c (default) or cuda\n"
+	    "  -s, --session DIR  record each move as a commit of the session "
+	    "DIR (created,\n"
+	    "                     starting at FILE, if it does not exist); "
+	    "FILE must be a\n"
+	    "                     state of the session\n"
+	    "  -m, --measure      measure each state (C target) and record "
+	    "its speedup\n",
 	.run = apply_run,
 };

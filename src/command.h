@@ -2,7 +2,10 @@
 #ifndef DOJO_COMMAND_H
 #define DOJO_COMMAND_H
 
+#include <stdbool.h>
 #include <stdio.h>
+
+#include "ir/program.h"
 
 struct dojo_command {
 	const char *name;
@@ -19,6 +22,12 @@ extern const struct dojo_command dojo_command_actions;
 extern const struct dojo_command dojo_command_apply;
 extern const struct dojo_command dojo_command_emit;
 extern const struct dojo_command dojo_command_measure;
+extern const struct dojo_command dojo_command_log;
+extern const struct dojo_command dojo_command_checkout;
+extern const struct dojo_command dojo_command_replay;
+extern const struct dojo_command dojo_command_undo;
+extern const struct dojo_command dojo_command_redo;
+extern const struct dojo_command dojo_command_branch;
 
 /* Exit statuses: 1 for an error in the work, 2 for a usage error. */
 #define DOJO_EXIT_ERROR 1
@@ -36,5 +45,14 @@ int dojo_command_write(const char *path, const char *text);
  * unknown option). */
 int dojo_command_bad_option(const struct dojo_command *cmd, int c,
     char **argv);
+
+/* The session of a command: "dir" (--session), or "file".session when
+ * "file" is given, or the current directory when it is a session.  With
+ * "prog" (read from "file"), the session is created starting at it when
+ * missing (if "create"), and moved to prog's state, which must be one of
+ * its states.  NULL with the last error set. */
+struct dojo_session;
+struct dojo_session *dojo_session_at(const char *dir, const char *file,
+    dojo_program *prog, bool create);
 
 #endif

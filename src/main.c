@@ -18,6 +18,12 @@ static const struct dojo_command *const commands[] = {
 	&dojo_command_apply,
 	&dojo_command_emit,
 	&dojo_command_measure,
+	&dojo_command_log,
+	&dojo_command_checkout,
+	&dojo_command_replay,
+	&dojo_command_undo,
+	&dojo_command_redo,
+	&dojo_command_branch,
 };
 #define N_COMMANDS (sizeof commands / sizeof *commands)
 

@@ -1,0 +1,509 @@
+/* cmd_session.c: perfdojo log, checkout, replay, undo, redo, branch: the
+ * exploration history */
+#include "config.h"
+#include "command.h"
+#include "ir/error.h"
+#include "ir/program.h"
+#include "ir/strbuf.h"
+#include "ir/transform.h"
+#include "src/session.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+struct dojo_session *
+dojo_session_at(const char *dir, const char *file, dojo_program *prog,
+    bool create)
+{
+	char path[4096], state[41], commit[41];
+	dojo_session *s;
+	struct stat st;
+
+	if (dir)
+		snprintf(path, sizeof path, "%s", dir);
+	else if (file)
+		dojo_session_default_dir(path, sizeof path, file);
+	else if (access("HEAD", F_OK) == 0 && stat("refs", &st) == 0)
+		snprintf(path, sizeof path, ".");
+	else {
+		dojo_error_set("no session here: give --session DIR");
+		return NULL;
+	}
+	if (create && prog && access(path, F_OK) != 0)
+		return dojo_session_create(path, prog, file);
+	s = dojo_session_open(path);
+	if (!s || !prog)
+		return s;
+	dojo_program_id(state, prog);
+	if (dojo_session_find_state(s, state, commit) < 0)
+		goto out_free;
+	if (!commit[0]) {
+		dojo_error_set("%s: its state %.7s is not in the session %s "
+		    "(perfdojo checkout writes the session's states)",
+		    file ? file : "kernel", state, path);
+		goto out_free;
+	}
+	if (strcmp(commit, dojo_session_head(s)) != 0 &&
+	    dojo_session_jump(s, commit) < 0)
+		goto out_free;
+	return s;
+out_free:
+	dojo_session_free(s);
+	return NULL;
+}
+
+/* The options every history command takes. */
+struct session_args {
+	const char *session, *out;
+	bool graph, keep_going;
+	int first;			/* argv index of the first operand */
+};
+
+/* Parse "argc"/"argv" for "cmd" with the options of "shorts" (from
+ * "s:o:gkh").  0, 1 after --help, or an exit status < 0 negated. */
+static int
+parse_args(struct session_args *a, const struct dojo_command *cmd,
+    const char *shorts, int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "session", required_argument, NULL, 's' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "graph", no_argument, NULL, 'g' },
+		{ "keep-going", no_argument, NULL, 'k' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	int c;
+
+	memset(a, 0, sizeof *a);
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, shorts, longopts, NULL)) != -1) {
+		if (c != ':' && c != '?' && !strchr(shorts, c))
+			c = '?';
+		switch (c) {
+		case 's':
+			a->session = optarg;
+			break;
+		case 'o':
+			a->out = optarg;
+			break;
+		case 'g':
+			a->graph = true;
+			break;
+		case 'k':
+			a->keep_going = true;
+			break;
+		case 'h':
+			dojo_command_print_help(stdout, cmd);
+			return 1;
+		default:
+			return -dojo_command_bad_option(cmd, c, argv);
+		}
+	}
+	a->first = optind;
+	return 0;
+}
+
+/* The session named by the options, or the one of a kernel file "file". */
+static dojo_session *
+open_session(const struct session_args *a, const char *file)
+{
+	return dojo_session_at(a->session, file, NULL, false);
+}
+
+/* perfdojo log */
+
+/* What a commit's measurement says, in a few characters. */
+static void
+format_score(char *out, size_t len, const struct dojo_session_measurement *m)
+{
+	if (!m->measured)
+		snprintf(out, len, "-");
+	else if (strcmp(m->outcome, "ok") != 0)
+		snprintf(out, len, "%s", m->outcome);
+	else if (m->speedup > 0)
+		snprintf(out, len, "%.3gx", m->speedup);
+	else
+		snprintf(out, len, "%.4g ms", m->median_ns / 1e6);
+}
+
+struct log_entries {
+	struct dojo_session_entry *e;
+	int n, cap;
+	char best[41];
+	const char *target;
+};
+
+static int
+collect(const struct dojo_session_entry *e, void *payload)
+{
+	struct log_entries *l = payload;
+
+	if (l->n == l->cap) {
+		int cap = l->cap ? 2 * l->cap : 64;
+		struct dojo_session_entry *p = realloc(l->e, cap * sizeof *p);
+
+		if (!p)
+			return dojo_error_set("out of memory");
+		l->e = p;
+		l->cap = cap;
+	}
+	l->e[l->n++] = *e;
+	return 0;
+}
+
+static void
+log_line(struct dojo_strbuf *sb, const struct log_entries *l,
+    const struct dojo_session_entry *e, const char *prefix)
+{
+	char score[32];
+
+	format_score(score, sizeof score, &e->m);
+	dojo_strbuf_printf(sb, "%s%c %.7s  %-28s %8s", prefix,
+	    e->current ? '*' : 'o', e->commit,
+	    e->parent[0] ? e->action : "(start)", score);
+	if (e->branches[0])
+		dojo_strbuf_printf(sb, "  [%s]", e->branches);
+	if (strcmp(e->commit, l->best) == 0)
+		dojo_strbuf_printf(sb, "  best/%s", l->target);
+	dojo_strbuf_puts(sb, "\n");
+}
+
+/* The subtree of entry "i" with "prefix" before each line. */
+static void
+log_tree(struct dojo_strbuf *sb, const struct log_entries *l, int i,
+    const char *prefix, const char *branch)
+{
+	char line[1024], next[1024];
+	int j, last = -1;
+
+	snprintf(line, sizeof line, "%s%s", prefix, branch);
+	log_line(sb, l, &l->e[i], line);
+	for (j = 0; j < l->n; j++)
+		if (strcmp(l->e[j].parent, l->e[i].commit) == 0)
+			last = j;
+	for (j = 0; j < l->n; j++) {
+		if (strcmp(l->e[j].parent, l->e[i].commit) != 0)
+			continue;
+		snprintf(next, sizeof next, "%s%s", prefix, !*branch ? "" :
+		    strcmp(branch, "`-") == 0 ? "  " : "| ");
+		log_tree(sb, l, j, next, j == last ? "`-" : "|-");
+	}
+}
+
+static int
+log_run(int argc, char **argv)
+{
+	const struct dojo_command *cmd = &dojo_command_log;
+	struct log_entries l = { .target = "c" };
+	struct session_args a;
+	struct dojo_strbuf sb;
+	dojo_session *s;
+	int i, rc;
+
+	rc = parse_args(&a, cmd, ":s:gh", argc, argv);
+	if (rc)
+		return rc < 0 ? -rc : 0;
+	if (argc - a.first > 1)
+		return dojo_command_usage(cmd, "expected at most one FILE");
+	s = open_session(&a, a.first < argc ? argv[a.first] : NULL);
+	if (!s)
+		return dojo_command_fail();
+	if (dojo_session_best(s, "c", l.best) < 0)
+		l.best[0] = '\0';
+	rc = dojo_session_walk(s, collect, &l);
+	dojo_session_free(s);
+	if (rc < 0) {
+		free(l.e);
+		return dojo_command_fail();
+	}
+	dojo_strbuf_init(&sb);
+	for (i = 0; i < l.n; i++) {
+		if (!a.graph)
+			log_line(&sb, &l, &l.e[i], "");
+		else if (!l.e[i].parent[0])
+			log_tree(&sb, &l, i, "", "");
+	}
+	free(l.e);
+	rc = dojo_command_write(NULL, sb.s ? sb.s : "");
+	dojo_strbuf_release(&sb);
+	return rc < 0 ? dojo_command_fail() : 0;
+}
+
+const struct dojo_command dojo_command_log = {
+	.name = "log",
+	.args = "[FILE.dojo] [--session DIR] [--graph]",
+	.summary = "show a session's states: actions, speedups, branches",
+	.help = "  FILE.dojo          the session FILE.dojo.session\n"
+	    "  -s, --session DIR  the session in DIR (default: FILE's, or the "
+	    "current\n"
+	    "                     directory when it is a session)\n"
+	    "  -g, --graph        draw the tree of states\n"
+	    "Each line: '*' marks the current state, then the commit, the "
+	    "action, the\n"
+	    "speedup against the start (or the outcome, or '-' when not "
+	    "measured), the\n"
+	    "branches whose tip it is, and best/c for the best state.\n",
+	.run = log_run,
+};
+
+/* The position of the session, on stderr. */
+static void
+say_where(dojo_session *s)
+{
+	struct dojo_session_entry e;
+
+	if (dojo_session_entry(s, NULL, &e) < 0)
+		return;
+	fprintf(stderr, "at %.7s %s%s%s\n", e.commit,
+	    e.parent[0] ? e.action : "(start)",
+	    dojo_session_branch(s)[0] ? " on " : "", dojo_session_branch(s));
+}
+
+/* perfdojo checkout */
+
+static int
+checkout_run(int argc, char **argv)
+{
+	const struct dojo_command *cmd = &dojo_command_checkout;
+	struct session_args a;
+	dojo_session *s;
+	char *text;
+	int rc;
+
+	rc = parse_args(&a, cmd, ":s:o:h", argc, argv);
+	if (rc)
+		return rc < 0 ? -rc : 0;
+	if (argc - a.first != 1)
+		return dojo_command_usage(cmd, "expected one REV");
+	s = open_session(&a, NULL);
+	if (!s)
+		return dojo_command_fail();
+	if (dojo_session_jump(s, argv[a.first]) < 0) {
+		dojo_session_free(s);
+		return dojo_command_fail();
+	}
+	text = dojo_program_print(dojo_session_program(s), false);
+	rc = text ? dojo_command_write(a.out, text) :
+	    dojo_error_set("out of memory");
+	if (rc == 0)
+		say_where(s);
+	free(text);
+	dojo_session_free(s);
+	return rc < 0 ? dojo_command_fail() : 0;
+}
+
+const struct dojo_command dojo_command_checkout = {
+	.name = "checkout",
+	.args = "REV [--session DIR] [-o OUT]",
+	.summary = "go to a state of a session and write its kernel",
+	.help = "  REV                a commit (or its prefix), a branch, a tag "
+	    "(best/c),\n"
+	    "                     HEAD~N: any git revision of the session\n"
+	    "  -s, --session DIR  the session (default: the current "
+	    "directory)\n"
+	    "  -o, --output OUT   write the kernel to OUT (default: stdout)\n",
+	.run = checkout_run,
+};
+
+/* perfdojo replay */
+
+static int
+replay_run(int argc, char **argv)
+{
+	const struct dojo_command *cmd = &dojo_command_replay;
+	struct session_args a;
+	dojo_program *prog = NULL, *next;
+	dojo_session *s;
+	char **path = NULL, *text;
+	int i, n = 0, total, failed = 0, rc = DOJO_EXIT_ERROR;
+
+	i = parse_args(&a, cmd, ":s:o:kh", argc, argv);
+	if (i)
+		return i < 0 ? -i : 0;
+	if (argc - a.first != 2)
+		return dojo_command_usage(cmd, "expected REV and FILE");
+	s = open_session(&a, NULL);
+	if (!s)
+		return dojo_command_fail();
+	path = dojo_session_path(s, argv[a.first]);
+	prog = path ? dojo_program_read_file(argv[a.first + 1]) : NULL;
+	if (!prog)
+		goto out_fail;
+	for (i = 0; path[i]; i++) {
+		next = dojo_program_apply_text(prog, path[i], "c");
+		if (!next) {
+			printf("step %d: %s: %s\n", i + 1, path[i],
+			    dojo_error_last());
+			failed++;
+			if (!a.keep_going)
+				break;
+			continue;
+		}
+		printf("step %d: %s: ok\n", i + 1, path[i]);
+		dojo_program_free(prog);
+		prog = next;
+		n++;
+	}
+	for (total = 0; path[total]; total++)
+		;
+	printf("%d of %d moves replayed on %s\n", n, total,
+	    argv[a.first + 1]);
+	if (a.out) {
+		text = dojo_program_print(prog, false);
+		if (!text || dojo_command_write(a.out, text) < 0) {
+			free(text);
+			goto out_fail;
+		}
+		free(text);
+	}
+	rc = failed ? DOJO_EXIT_ERROR : 0;
+	goto out;
+out_fail:
+	dojo_command_fail();
+out:
+	dojo_session_path_free(path);
+	dojo_program_free(prog);
+	dojo_session_free(s);
+	return rc;
+}
+
+const struct dojo_command dojo_command_replay = {
+	.name = "replay",
+	.args = "REV FILE.dojo [--session DIR] [-o OUT] [--keep-going]",
+	.summary = "replay the moves from a session's start to REV on another "
+	    "kernel",
+	.help = "  -s, --session DIR  the session (default: the current "
+	    "directory)\n"
+	    "  -o, --output OUT   write the kernel after the moves that "
+	    "applied\n"
+	    "  -k, --keep-going   go on after a move that no longer applies\n"
+	    "Prints 'step N: ACTION: ok' or the reason the move does not "
+	    "apply; exit\n"
+	    "status 1 when one did not.\n",
+	.run = replay_run,
+};
+
+/* perfdojo undo, redo */
+
+static int
+move_run(const struct dojo_command *cmd, int (*move)(dojo_session *),
+    int argc, char **argv)
+{
+	struct session_args a;
+	dojo_session *s;
+	int rc;
+
+	rc = parse_args(&a, cmd, ":s:h", argc, argv);
+	if (rc)
+		return rc < 0 ? -rc : 0;
+	if (argc - a.first > 1)
+		return dojo_command_usage(cmd, "expected at most one FILE");
+	s = open_session(&a, a.first < argc ? argv[a.first] : NULL);
+	if (!s)
+		return dojo_command_fail();
+	rc = move(s);
+	if (rc == 0)
+		say_where(s);
+	dojo_session_free(s);
+	return rc < 0 ? dojo_command_fail() : 0;
+}
+
+static int
+undo_run(int argc, char **argv)
+{
+	return move_run(&dojo_command_undo, dojo_session_undo, argc, argv);
+}
+
+static int
+redo_run(int argc, char **argv)
+{
+	return move_run(&dojo_command_redo, dojo_session_redo, argc, argv);
+}
+
+#define SESSION_HELP \
+	"  FILE.dojo          the session FILE.dojo.session\n" \
+	"  -s, --session DIR  the session in DIR (default: FILE's, or the " \
+	"current\n" \
+	"                     directory when it is a session)\n"
+
+const struct dojo_command dojo_command_undo = {
+	.name = "undo",
+	.args = "[FILE.dojo] [--session DIR]",
+	.summary = "go back to the parent state (the child stays in the "
+	    "session)",
+	.help = SESSION_HELP,
+	.run = undo_run,
+};
+
+const struct dojo_command dojo_command_redo = {
+	.name = "redo",
+	.args = "[FILE.dojo] [--session DIR]",
+	.summary = "go forward to the child state towards the branch's tip",
+	.help = SESSION_HELP,
+	.run = redo_run,
+};
+
+/* perfdojo branch */
+
+static int
+print_branch(const struct dojo_session_entry *e, void *payload)
+{
+	const char *current = payload;
+	char *copy, *name, *save;
+
+	if (!e->branches[0])
+		return 0;
+	copy = strdup(e->branches);
+	if (!copy)
+		return dojo_error_set("out of memory");
+	for (name = strtok_r(copy, " ", &save); name;
+	    name = strtok_r(NULL, " ", &save))
+		printf("%c %-20s %.7s %s\n", strcmp(name, current) ? ' ' : '*',
+		    name, e->commit, e->parent[0] ? e->action : "(start)");
+	free(copy);
+	return 0;
+}
+
+static int
+branch_run(int argc, char **argv)
+{
+	const struct dojo_command *cmd = &dojo_command_branch;
+	struct session_args a;
+	dojo_session *s;
+	int rc;
+
+	rc = parse_args(&a, cmd, ":s:h", argc, argv);
+	if (rc)
+		return rc < 0 ? -rc : 0;
+	if (argc - a.first > 1)
+		return dojo_command_usage(cmd, "expected at most one NAME");
+	s = open_session(&a, NULL);
+	if (!s)
+		return dojo_command_fail();
+	if (a.first < argc) {
+		rc = dojo_session_branch_create(s, argv[a.first]);
+		if (rc == 0)
+			say_where(s);
+	} else {
+		rc = dojo_session_walk(s, print_branch,
+		    (void *)dojo_session_branch(s));
+	}
+	dojo_session_free(s);
+	return rc < 0 ? dojo_command_fail() : 0;
+}
+
+const struct dojo_command dojo_command_branch = {
+	.name = "branch",
+	.args = "[NAME] [--session DIR]",
+	.summary = "start a branch at the current state, or list the branches",
+	.help = "  NAME               the new branch, which becomes current\n"
+	    "  -s, --session DIR  the session (default: the current "
+	    "directory)\n",
+	.run = branch_run,
+};

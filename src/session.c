@@ -1,0 +1,1479 @@
+/* session.c: the exploration history, a git repository (libgit2) */
+#include "config.h"
+#include "session.h"
+#include "ir/error.h"
+#include "ir/strbuf.h"
+#include "ir/transform.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <git2.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#define PROGRAM_FILE "program.dojo"
+#define MEASUREMENT_FILE "measurement"
+#define NOTES_REF "refs/notes/commits"
+#define DEFAULT_BRANCH "main"
+
+/* One commit as the session indexes it. */
+struct commit {
+	git_oid id, parent;		/* parent zero for the start */
+	git_oid state;
+	git_time_t time;
+	int parent_index;		/* -1 for the start */
+	int depth;
+	char *action;
+};
+
+struct dojo_session {
+	git_repository *repo;
+	char *dir;
+	int lock_fd;
+	int lock_depth;
+	dojo_program *prog;		/* the current state */
+	dojo_program *start;
+	char head[41];
+	char branch[64];
+	/* every commit reachable from a reference, parents first */
+	struct commit *commits;
+	int ncommits, acommits;
+	char *refs_seen;		/* the references the index was built
+					   from */
+};
+
+static int
+git_fail(const char *what)
+{
+	const git_error *e = git_error_last();
+
+	return dojo_error_set("%s: %s", what, e && e->message ? e->message :
+	    "unknown libgit2 error");
+}
+
+/* Start libgit2 once per process, every write synced to disk. */
+static void
+git_start(void)
+{
+	static int started;
+
+	if (started)
+		return;
+	started = 1;
+	git_libgit2_init();
+	git_libgit2_opts(GIT_OPT_ENABLE_FSYNC_GITDIR, 1);
+}
+
+void
+dojo_session_default_dir(char *out, size_t len, const char *file)
+{
+	snprintf(out, len, "%s.session", file);
+}
+
+const char *
+dojo_session_dir(dojo_session *s)
+{
+	return s->dir;
+}
+
+dojo_program *
+dojo_session_program(dojo_session *s)
+{
+	return s->prog;
+}
+
+const char *
+dojo_session_head(dojo_session *s)
+{
+	return s->head;
+}
+
+const char *
+dojo_session_branch(dojo_session *s)
+{
+	return s->branch;
+}
+
+dojo_program *
+dojo_session_start(dojo_session *s)
+{
+	return s->start;
+}
+
+/* Locking.  A session is written under an exclusive flock on
+ * DIR/perfdojo.lock; whoever holds it knows that git's own lock files are
+ * left over from a killed process, and removes them. */
+
+static int
+remove_stale_lock(const char *path, const struct stat *st, int type,
+    struct FTW *ftw)
+{
+	size_t n = strlen(path);
+
+	if (type == FTW_F && n > 5 && strcmp(path + n - 5, ".lock") == 0 &&
+	    strcmp(path + ftw->base, "perfdojo.lock") != 0)
+		unlink(path);
+	return 0;
+}
+
+static int
+session_lock(dojo_session *s)
+{
+	char path[PATH_MAX];
+	const char *top[] = { "HEAD.lock", "config.lock", "packed-refs.lock",
+	    "index.lock" };
+	size_t i;
+
+	if (s->lock_depth++ > 0)
+		return 0;
+	snprintf(path, sizeof path, "%s/perfdojo.lock", s->dir);
+	s->lock_fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	if (s->lock_fd < 0 || flock(s->lock_fd, LOCK_EX) < 0) {
+		if (s->lock_fd >= 0)
+			close(s->lock_fd);
+		s->lock_fd = -1;
+		s->lock_depth = 0;
+		return dojo_error_set("%s: %s", path, strerror(errno));
+	}
+	for (i = 0; i < sizeof top / sizeof *top; i++) {
+		snprintf(path, sizeof path, "%s/%s", s->dir, top[i]);
+		unlink(path);
+	}
+	snprintf(path, sizeof path, "%s/refs", s->dir);
+	nftw(path, remove_stale_lock, 16, FTW_PHYS);
+	return 0;
+}
+
+static void
+session_unlock(dojo_session *s)
+{
+	if (--s->lock_depth > 0)
+		return;
+	if (s->lock_fd >= 0)
+		close(s->lock_fd);
+	s->lock_fd = -1;
+}
+
+/* The index of commits. */
+
+static int
+find_commit(dojo_session *s, const git_oid *id)
+{
+	int i;
+
+	for (i = s->ncommits - 1; i >= 0; i--)
+		if (git_oid_equal(&s->commits[i].id, id))
+			return i;
+	return -1;
+}
+
+static void
+clear_index(dojo_session *s)
+{
+	int i;
+
+	for (i = 0; i < s->ncommits; i++)
+		free(s->commits[i].action);
+	s->ncommits = 0;
+}
+
+/* The action of a commit message: its first line, "" for the start. */
+static char *
+message_action(const char *msg, bool root)
+{
+	size_t n = strcspn(msg, "\n");
+
+	if (root)
+		return strdup("");
+	return strndup(msg, n);
+}
+
+/* Add "c" (whose parent is indexed already) to the index. */
+static int
+index_commit(dojo_session *s, git_commit *c)
+{
+	struct commit *e;
+	const git_tree_entry *te;
+	git_tree *tree;
+	unsigned np = git_commit_parentcount(c);
+
+	if (s->ncommits == s->acommits) {
+		int n = s->acommits ? 2 * s->acommits : 64;
+		struct commit *p = realloc(s->commits, n * sizeof *p);
+
+		if (!p)
+			return dojo_error_set("out of memory");
+		s->commits = p;
+		s->acommits = n;
+	}
+	if (np > 1)
+		return dojo_error_set("%s: commit %.7s has %u parents: not a "
+		    "perfdojo session", s->dir,
+		    git_oid_tostr_s(git_commit_id(c)), np);
+	if (git_commit_tree(&tree, c) < 0)
+		return git_fail(s->dir);
+	te = git_tree_entry_byname(tree, PROGRAM_FILE);
+	if (!te) {
+		git_tree_free(tree);
+		return dojo_error_set("%s: commit %.7s has no " PROGRAM_FILE
+		    ": not a perfdojo session", s->dir,
+		    git_oid_tostr_s(git_commit_id(c)));
+	}
+	e = &s->commits[s->ncommits];
+	memset(e, 0, sizeof *e);
+	git_oid_cpy(&e->id, git_commit_id(c));
+	git_oid_cpy(&e->state, git_tree_entry_id(te));
+	git_tree_free(tree);
+	e->time = git_commit_time(c);
+	e->parent_index = -1;
+	if (np == 1) {
+		git_oid_cpy(&e->parent, git_commit_parent_id(c, 0));
+		e->parent_index = find_commit(s, &e->parent);
+		if (e->parent_index >= 0)
+			e->depth = s->commits[e->parent_index].depth + 1;
+	}
+	e->action = message_action(git_commit_message(c), np == 0);
+	if (!e->action)
+		return dojo_error_set("out of memory");
+	s->ncommits++;
+	return 0;
+}
+
+/* The names and targets of the references that the index depends on
+ * (HEAD aside: it moves without changing the set of commits). */
+static char *
+refs_signature(dojo_session *s)
+{
+	struct dojo_strbuf sb;
+	git_reference_iterator *it;
+	git_reference *ref;
+
+	dojo_strbuf_init(&sb);
+	if (git_reference_iterator_new(&it, s->repo) < 0)
+		return dojo_strbuf_detach(&sb);
+	while (git_reference_next(&ref, it) == 0) {
+		if (git_reference_type(ref) == GIT_REFERENCE_DIRECT)
+			dojo_strbuf_printf(&sb, "%s %s\n",
+			    git_reference_name(ref),
+			    git_oid_tostr_s(git_reference_target(ref)));
+		git_reference_free(ref);
+	}
+	git_reference_iterator_free(it);
+	return dojo_strbuf_detach(&sb);
+}
+
+/* Whether a reference holds states (notes do not). */
+static bool
+state_ref(const char *name)
+{
+	return strncmp(name, "refs/heads/", 11) == 0 ||
+	    strncmp(name, "refs/tags/", 10) == 0;
+}
+
+/* Rebuild the index from every branch, tag and HEAD, parents first and
+ * siblings in the order they were made, when the references changed. */
+static int
+refresh_index(dojo_session *s)
+{
+	git_revwalk *walk = NULL;
+	git_reference_iterator *it = NULL;
+	git_reference *ref;
+	git_oid id;
+	char *sig = refs_signature(s);
+	int rc = -1;
+
+	if (s->refs_seen && sig && strcmp(sig, s->refs_seen) == 0) {
+		free(sig);
+		return 0;
+	}
+	clear_index(s);
+	if (git_revwalk_new(&walk, s->repo) < 0 ||
+	    git_revwalk_sorting(walk, GIT_SORT_TOPOLOGICAL | GIT_SORT_TIME |
+	    GIT_SORT_REVERSE) < 0) {
+		git_fail(s->dir);
+		goto out;
+	}
+	if (git_reference_name_to_id(&id, s->repo, "HEAD") == 0 &&
+	    git_revwalk_push(walk, &id) < 0) {
+		git_fail(s->dir);
+		goto out;
+	}
+	if (git_reference_iterator_new(&it, s->repo) < 0) {
+		git_fail(s->dir);
+		goto out;
+	}
+	while (git_reference_next(&ref, it) == 0) {
+		git_object *obj = NULL;
+		int err = 0;
+
+		if (state_ref(git_reference_name(ref))) {
+			err = git_reference_peel(&obj, ref, GIT_OBJECT_COMMIT);
+			if (err == 0)
+				err = git_revwalk_push(walk, git_object_id(obj));
+			git_object_free(obj);
+		}
+		git_reference_free(ref);
+		if (err < 0) {
+			git_fail(s->dir);
+			goto out;
+		}
+	}
+	while (git_revwalk_next(&id, walk) == 0) {
+		git_commit *c;
+
+		if (git_commit_lookup(&c, s->repo, &id) < 0) {
+			git_fail(s->dir);
+			goto out;
+		}
+		rc = index_commit(s, c);
+		git_commit_free(c);
+		if (rc < 0)
+			goto out;
+	}
+	rc = 0;
+	free(s->refs_seen);
+	s->refs_seen = sig;
+	sig = NULL;
+out:
+	if (rc < 0) {
+		free(s->refs_seen);
+		s->refs_seen = NULL;
+	}
+	free(sig);
+	git_reference_iterator_free(it);
+	git_revwalk_free(walk);
+	return rc;
+}
+
+/* After a write of ours: index the new commit "id" (if not NULL) and
+ * remember the references as they are now. */
+static int
+index_own(dojo_session *s, const git_oid *id)
+{
+	git_commit *c;
+	int rc;
+
+	if (id && find_commit(s, id) < 0) {
+		if (git_commit_lookup(&c, s->repo, id) < 0)
+			return git_fail(s->dir);
+		rc = index_commit(s, c);
+		git_commit_free(c);
+		if (rc < 0)
+			return -1;
+	}
+	free(s->refs_seen);
+	s->refs_seen = refs_signature(s);
+	return 0;
+}
+
+/* Reading states. */
+
+static __dojo_give dojo_program *
+read_program(dojo_session *s, const git_oid *commit)
+{
+	git_commit *c = NULL;
+	git_tree *tree = NULL;
+	git_blob *blob = NULL;
+	const git_tree_entry *te;
+	dojo_program *prog = NULL;
+	char name[PATH_MAX];
+
+	if (git_commit_lookup(&c, s->repo, commit) < 0 ||
+	    git_commit_tree(&tree, c) < 0) {
+		git_fail(s->dir);
+		goto out;
+	}
+	te = git_tree_entry_byname(tree, PROGRAM_FILE);
+	if (!te) {
+		dojo_error_set("%s: commit %.7s has no " PROGRAM_FILE, s->dir,
+		    git_oid_tostr_s(commit));
+		goto out;
+	}
+	if (git_blob_lookup(&blob, s->repo, git_tree_entry_id(te)) < 0) {
+		git_fail(s->dir);
+		goto out;
+	}
+	snprintf(name, sizeof name, "%s/%.7s:" PROGRAM_FILE, s->dir,
+	    git_oid_tostr_s(commit));
+	prog = dojo_program_parse(name, git_blob_rawcontent(blob),
+	    (size_t)git_blob_rawsize(blob));
+out:
+	git_blob_free(blob);
+	git_tree_free(tree);
+	git_commit_free(c);
+	return prog;
+}
+
+/* Read HEAD and the current branch; load the current program when HEAD
+ * moved. */
+static int
+read_head(dojo_session *s)
+{
+	git_reference *head = NULL;
+	git_config *cfg = NULL;
+	git_buf buf = { 0 };
+	git_oid id;
+	char hex[41];
+	dojo_program *prog;
+
+	if (git_repository_head(&head, s->repo) < 0)
+		return git_fail(s->dir);
+	git_oid_cpy(&id, git_reference_target(head));
+	if (git_reference_is_branch(head))
+		snprintf(s->branch, sizeof s->branch, "%s",
+		    git_reference_shorthand(head));
+	else if (git_repository_config_snapshot(&cfg, s->repo) == 0 &&
+	    git_config_get_string_buf(&buf, cfg, "perfdojo.branch") == 0)
+		snprintf(s->branch, sizeof s->branch, "%s", buf.ptr);
+	else
+		s->branch[0] = '\0';
+	git_buf_dispose(&buf);
+	git_config_free(cfg);
+	git_reference_free(head);
+	git_oid_tostr(hex, sizeof hex, &id);
+	if (s->prog && strcmp(hex, s->head) == 0)
+		return 0;
+	prog = read_program(s, &id);
+	if (!prog)
+		return -1;
+	dojo_program_free(s->prog);
+	s->prog = prog;
+	memcpy(s->head, hex, sizeof hex);
+	return 0;
+}
+
+/* Bring the session up to date with the repository. */
+static int
+session_refresh(dojo_session *s)
+{
+	git_oid head;
+
+	if (read_head(s) < 0 || refresh_index(s) < 0)
+		return -1;
+	git_oid_fromstr(&head, s->head);
+	if (find_commit(s, &head) < 0) {
+		/* HEAD on a commit no reference holds */
+		free(s->refs_seen);
+		s->refs_seen = NULL;
+		return refresh_index(s);
+	}
+	return 0;
+}
+
+static int
+session_load(dojo_session *s)
+{
+	int i;
+
+	if (session_refresh(s) < 0)
+		return -1;
+	for (i = 0; i < s->ncommits; i++)
+		if (s->commits[i].parent_index < 0 &&
+		    git_oid_is_zero(&s->commits[i].parent))
+			break;
+	if (i == s->ncommits)
+		return dojo_error_set("%s: no start commit: not a perfdojo "
+		    "session", s->dir);
+	s->start = read_program(s, &s->commits[i].id);
+	return s->start ? 0 : -1;
+}
+
+static dojo_session *
+session_alloc(const char *dir)
+{
+	dojo_session *s = calloc(1, sizeof *s);
+
+	if (!s || !(s->dir = strdup(dir))) {
+		free(s);
+		dojo_error_set("out of memory");
+		return NULL;
+	}
+	s->lock_fd = -1;
+	return s;
+}
+
+void
+dojo_session_free(dojo_session *s)
+{
+	if (!s)
+		return;
+	clear_index(s);
+	free(s->commits);
+	free(s->refs_seen);
+	dojo_program_free(s->prog);
+	dojo_program_free(s->start);
+	git_repository_free(s->repo);
+	if (s->lock_fd >= 0)
+		close(s->lock_fd);
+	free(s->dir);
+	free(s);
+}
+
+dojo_session *
+dojo_session_open(const char *dir)
+{
+	dojo_session *s;
+	struct stat st;
+
+	git_start();
+	if (stat(dir, &st) < 0) {
+		dojo_error_set("%s: no session here: %s", dir, strerror(errno));
+		return NULL;
+	}
+	s = session_alloc(dir);
+	if (!s)
+		return NULL;
+	if (git_repository_open_ext(&s->repo, dir,
+	    GIT_REPOSITORY_OPEN_NO_SEARCH, NULL) < 0) {
+		const git_error *e = git_error_last();
+
+		dojo_error_set("%s: not a perfdojo session (%s)", dir,
+		    e && e->message ? e->message : "not a git repository");
+		goto out_free;
+	}
+	if (git_repository_head_unborn(s->repo) == 1) {
+		dojo_error_set("%s: an empty git repository, not a perfdojo "
+		    "session", dir);
+		goto out_free;
+	}
+	if (session_load(s) < 0)
+		goto out_free;
+	return s;
+out_free:
+	dojo_session_free(s);
+	return NULL;
+}
+
+/* Writing. */
+
+static int
+signature(git_signature **out, dojo_session *s)
+{
+	if (git_signature_default(out, s->repo) == 0)
+		return 0;
+	if (git_signature_now(out, "perfdojo", "perfdojo@localhost") < 0)
+		return git_fail(s->dir);
+	return 0;
+}
+
+static void
+format_measurement(struct dojo_strbuf *sb,
+    const struct dojo_session_measurement *m)
+{
+	if (!m || !m->measured) {
+		dojo_strbuf_puts(sb, "outcome: unmeasured\n");
+		return;
+	}
+	dojo_strbuf_printf(sb, "target: %s\nfingerprint: %s\noutcome: %s\n",
+	    m->target, m->fingerprint, m->outcome);
+	if (strcmp(m->outcome, "ok") == 0)
+		dojo_strbuf_printf(sb, "median_ns: %.1f\nci_low_ns: %.1f\n"
+		    "ci_high_ns: %.1f\n", m->median_ns, m->ci_low_ns,
+		    m->ci_high_ns);
+	if (m->speedup > 0)
+		dojo_strbuf_printf(sb, "speedup: %.4f\n", m->speedup);
+	dojo_strbuf_printf(sb, "when: %s\n", m->when);
+}
+
+static void
+parse_measurement(struct dojo_session_measurement *m, const char *text)
+{
+	const char *p = text;
+
+	memset(m, 0, sizeof *m);
+	while (p && *p) {
+		const char *nl = strchr(p, '\n');
+		size_t n = nl ? (size_t)(nl - p) : strlen(p);
+		char line[256], *v;
+
+		snprintf(line, sizeof line, "%.*s", (int)n, p);
+		p = nl ? nl + 1 : NULL;
+		v = strstr(line, ": ");
+		if (!v)
+			continue;
+		*v = '\0';
+		v += 2;
+		if (strcmp(line, "target") == 0)
+			snprintf(m->target, sizeof m->target, "%s", v);
+		else if (strcmp(line, "fingerprint") == 0)
+			snprintf(m->fingerprint, sizeof m->fingerprint, "%s", v);
+		else if (strcmp(line, "outcome") == 0)
+			snprintf(m->outcome, sizeof m->outcome, "%s", v);
+		else if (strcmp(line, "median_ns") == 0)
+			m->median_ns = strtod(v, NULL);
+		else if (strcmp(line, "ci_low_ns") == 0)
+			m->ci_low_ns = strtod(v, NULL);
+		else if (strcmp(line, "ci_high_ns") == 0)
+			m->ci_high_ns = strtod(v, NULL);
+		else if (strcmp(line, "speedup") == 0)
+			m->speedup = strtod(v, NULL);
+		else if (strcmp(line, "when") == 0)
+			snprintf(m->when, sizeof m->when, "%s", v);
+	}
+	m->measured = m->outcome[0] && strcmp(m->outcome, "unmeasured") != 0;
+}
+
+/* The measurement of a commit: its note if it has one, else the
+ * measurement file of its tree. */
+static void
+read_measurement(dojo_session *s, const git_oid *commit,
+    struct dojo_session_measurement *m)
+{
+	git_note *note = NULL;
+	git_commit *c = NULL;
+	git_tree *tree = NULL;
+	git_blob *blob = NULL;
+	const git_tree_entry *te;
+
+	memset(m, 0, sizeof *m);
+	if (git_note_read(&note, s->repo, NOTES_REF, commit) == 0) {
+		parse_measurement(m, git_note_message(note));
+		git_note_free(note);
+		return;
+	}
+	if (git_commit_lookup(&c, s->repo, commit) == 0 &&
+	    git_commit_tree(&tree, c) == 0 &&
+	    (te = git_tree_entry_byname(tree, MEASUREMENT_FILE)) &&
+	    git_blob_lookup(&blob, s->repo, git_tree_entry_id(te)) == 0) {
+		char *text = strndup(git_blob_rawcontent(blob),
+		    (size_t)git_blob_rawsize(blob));
+
+		if (text)
+			parse_measurement(m, text);
+		free(text);
+	}
+	git_blob_free(blob);
+	git_tree_free(tree);
+	git_commit_free(c);
+}
+
+/* Write a commit of "prog" with parent "parent" (NULL for the start);
+ * "blob" receives the state. */
+static int
+write_commit(git_oid *out, dojo_session *s, dojo_program *prog,
+    const git_oid *parent, const char *message,
+    const struct dojo_session_measurement *m)
+{
+	git_treebuilder *tb = NULL;
+	git_signature *sig = NULL;
+	git_commit *pc = NULL;
+	git_tree *tree = NULL;
+	git_oid blob, mblob, tid;
+	struct dojo_strbuf sb;
+	char *text = dojo_program_print(prog, false);
+	int rc = -1;
+
+	dojo_strbuf_init(&sb);
+	format_measurement(&sb, m);
+	if (!text) {
+		dojo_error_set("out of memory");
+		goto out;
+	}
+	if (git_blob_create_from_buffer(&blob, s->repo, text, strlen(text)) < 0 ||
+	    git_blob_create_from_buffer(&mblob, s->repo, sb.s, sb.len) < 0 ||
+	    git_treebuilder_new(&tb, s->repo, NULL) < 0 ||
+	    git_treebuilder_insert(NULL, tb, PROGRAM_FILE, &blob,
+	    GIT_FILEMODE_BLOB) < 0 ||
+	    git_treebuilder_insert(NULL, tb, MEASUREMENT_FILE, &mblob,
+	    GIT_FILEMODE_BLOB) < 0 ||
+	    git_treebuilder_write(&tid, tb) < 0 ||
+	    git_tree_lookup(&tree, s->repo, &tid) < 0 ||
+	    (parent && git_commit_lookup(&pc, s->repo, parent) < 0)) {
+		git_fail(s->dir);
+		goto out;
+	}
+	if (signature(&sig, s) < 0)
+		goto out;
+	if (git_commit_create_v(out, s->repo, NULL, sig, sig, NULL, message,
+	    tree, parent ? 1 : 0, pc) < 0) {
+		git_fail(s->dir);
+		goto out;
+	}
+	rc = 0;
+out:
+	dojo_strbuf_release(&sb);
+	free(text);
+	git_signature_free(sig);
+	git_commit_free(pc);
+	git_tree_free(tree);
+	git_treebuilder_free(tb);
+	return rc;
+}
+
+static void
+commit_message(struct dojo_strbuf *sb, const char *subject,
+    const char *action, const struct dojo_session_measurement *m,
+    const char *state)
+{
+	dojo_strbuf_printf(sb, "%s\n\n", subject);
+	if (action)
+		dojo_strbuf_printf(sb, "Action: %s\n", action);
+	if (m && m->measured) {
+		if (m->speedup > 0)
+			dojo_strbuf_printf(sb, "Speedup: %.3f\n", m->speedup);
+		else if (strcmp(m->outcome, "ok") != 0)
+			dojo_strbuf_printf(sb, "Outcome: %s\n", m->outcome);
+		dojo_strbuf_printf(sb, "Target: %s\n", m->target);
+	}
+	dojo_strbuf_printf(sb, "State: %s\n", state);
+}
+
+static int
+set_config_branch(dojo_session *s, const char *name)
+{
+	git_config *cfg = NULL;
+	int rc;
+
+	if (git_repository_config(&cfg, s->repo) < 0)
+		return git_fail(s->dir);
+	rc = git_config_set_string(cfg, "perfdojo.branch", name);
+	git_config_free(cfg);
+	return rc < 0 ? git_fail(s->dir) : 0;
+}
+
+/* Attach HEAD to branch "name" (its tip is the current commit). */
+static int
+attach_head(dojo_session *s, const char *name)
+{
+	char full[128];
+
+	snprintf(full, sizeof full, "refs/heads/%s", name);
+	if (git_repository_set_head(s->repo, full) < 0)
+		return git_fail(s->dir);
+	if (set_config_branch(s, name) < 0)
+		return -1;
+	snprintf(s->branch, sizeof s->branch, "%s", name);
+	return 0;
+}
+
+dojo_session *
+dojo_session_create(const char *dir, dojo_program *start, const char *source)
+{
+	git_repository_init_options init = GIT_REPOSITORY_INIT_OPTIONS_INIT;
+	struct dojo_strbuf msg;
+	dojo_session *s;
+	git_reference *ref = NULL;
+	git_oid id;
+	char state[41], subject[PATH_MAX + 16];
+	struct stat st;
+
+	git_start();
+	if (stat(dir, &st) == 0) {
+		char head[PATH_MAX];
+
+		snprintf(head, sizeof head, "%s/HEAD", dir);
+		if (access(head, F_OK) == 0) {
+			dojo_error_set("%s: a session (or git repository) is "
+			    "already there", dir);
+			return NULL;
+		}
+	}
+	s = session_alloc(dir);
+	if (!s)
+		return NULL;
+	init.flags = GIT_REPOSITORY_INIT_BARE | GIT_REPOSITORY_INIT_MKPATH |
+	    GIT_REPOSITORY_INIT_NO_REINIT;
+	init.description = "A PerfDojo exploration session: each commit is "
+	    "a state of the kernel";
+	init.initial_head = DEFAULT_BRANCH;
+	if (git_repository_init_ext(&s->repo, dir, &init) < 0) {
+		git_fail(dir);
+		goto out_free;
+	}
+	if (session_lock(s) < 0)
+		goto out_free;
+	dojo_program_id(state, start);
+	snprintf(subject, sizeof subject, "start: %s", source ? source :
+	    "kernel");
+	dojo_strbuf_init(&msg);
+	commit_message(&msg, subject, NULL, NULL, state);
+	if (write_commit(&id, s, start, NULL, msg.s, NULL) < 0) {
+		dojo_strbuf_release(&msg);
+		goto out_unlock;
+	}
+	dojo_strbuf_release(&msg);
+	if (git_reference_create(&ref, s->repo, "refs/heads/" DEFAULT_BRANCH,
+	    &id, 0, "perfdojo: start") < 0) {
+		git_fail(dir);
+		goto out_unlock;
+	}
+	git_reference_free(ref);
+	if (attach_head(s, DEFAULT_BRANCH) < 0 || session_load(s) < 0)
+		goto out_unlock;
+	session_unlock(s);
+	return s;
+out_unlock:
+	session_unlock(s);
+out_free:
+	dojo_session_free(s);
+	return NULL;
+}
+
+/* The tip of branch "name", or -1. */
+static int
+branch_tip(git_oid *out, dojo_session *s, const char *name)
+{
+	char full[128];
+
+	snprintf(full, sizeof full, "refs/heads/%s", name);
+	return git_reference_name_to_id(out, s->repo, full) == 0 ? 0 : -1;
+}
+
+static bool
+branch_exists(dojo_session *s, const char *name)
+{
+	git_oid id;
+
+	return branch_tip(&id, s, name) == 0;
+}
+
+/* A fresh branch name after "base": "base-2", "base-3", ... */
+static void
+fresh_branch(char *out, size_t len, dojo_session *s, const char *base)
+{
+	char stem[48];
+	size_t n = strlen(base);
+	int i;
+
+	/* "main-2" -> "main" */
+	while (n > 0 && base[n - 1] >= '0' && base[n - 1] <= '9')
+		n--;
+	if (n > 1 && n < strlen(base) && base[n - 1] == '-')
+		n--;
+	else
+		n = strlen(base);
+	snprintf(stem, sizeof stem, "%.*s", (int)n, *base ? base :
+	    DEFAULT_BRANCH);
+	if (!*stem)
+		snprintf(stem, sizeof stem, DEFAULT_BRANCH);
+	for (i = 2;; i++) {
+		snprintf(out, len, "%s-%d", stem, i);
+		if (!branch_exists(s, out))
+			return;
+	}
+}
+
+/* The child of the current commit that holds "state", or -1. */
+static int
+child_with_state(dojo_session *s, const git_oid *head, const git_oid *state)
+{
+	int i;
+
+	for (i = 0; i < s->ncommits; i++)
+		if (git_oid_equal(&s->commits[i].parent, head) &&
+		    git_oid_equal(&s->commits[i].state, state))
+			return i;
+	return -1;
+}
+
+static int
+n_children(dojo_session *s, const git_oid *id)
+{
+	int i, n = 0;
+
+	for (i = 0; i < s->ncommits; i++)
+		if (git_oid_equal(&s->commits[i].parent, id))
+			n++;
+	return n;
+}
+
+/* Move HEAD to commit "id": attached to the current branch when "id" is
+ * its tip, detached otherwise. */
+static int
+move_head(dojo_session *s, const git_oid *id)
+{
+	git_oid tip;
+
+	if (s->branch[0] && branch_tip(&tip, s, s->branch) == 0 &&
+	    git_oid_equal(&tip, id)) {
+		if (attach_head(s, s->branch) < 0)
+			return -1;
+	} else if (git_repository_set_head_detached(s->repo, id) < 0) {
+		return git_fail(s->dir);
+	}
+	return session_refresh(s);
+}
+
+static void
+now_iso(char out[32])
+{
+	time_t t = time(NULL);
+	struct tm tm;
+
+	gmtime_r(&t, &tm);
+	strftime(out, 32, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+static int update_best(dojo_session *s, const git_oid *commit,
+    const struct dojo_session_measurement *m);
+
+int
+dojo_session_step(dojo_session *s, const char *action, dojo_program *next,
+    const struct dojo_session_measurement *m, struct dojo_session_step *out)
+{
+	struct dojo_session_step step;
+	struct dojo_strbuf msg;
+	git_reference *ref = NULL;
+	git_oid head, state, id, tip;
+	char hex[41], name[64];
+	int i, rc = -1;
+
+	memset(&step, 0, sizeof step);
+	if (strchr(action, '\n') || !*action)
+		return dojo_error_set("an action is one non-empty line");
+	if (session_lock(s) < 0)
+		return -1;
+	if (session_refresh(s) < 0)
+		goto out;
+	git_oid_fromstr(&head, s->head);
+	dojo_program_id(hex, next);
+	git_oid_fromstr(&state, hex);
+	i = child_with_state(s, &head, &state);
+	if (i >= 0) {
+		/* reached before from here: go there */
+		step.existing = true;
+		git_oid_tostr(step.commit, sizeof step.commit,
+		    &s->commits[i].id);
+		if (move_head(s, &s->commits[i].id) < 0)
+			goto out;
+		snprintf(step.branch, sizeof step.branch, "%s", s->branch);
+		rc = 0;
+		goto out;
+	}
+	for (i = 0; i < s->ncommits; i++)
+		if (git_oid_equal(&s->commits[i].state, &state)) {
+			git_oid_tostr(step.seen, sizeof step.seen,
+			    &s->commits[i].id);
+			break;
+		}
+	dojo_strbuf_init(&msg);
+	commit_message(&msg, action, action, m, hex);
+	rc = write_commit(&id, s, next, &head, msg.s, m);
+	dojo_strbuf_release(&msg);
+	if (rc < 0)
+		goto out;
+	rc = -1;
+	if (s->branch[0] && branch_tip(&tip, s, s->branch) == 0 &&
+	    git_oid_equal(&tip, &head)) {
+		snprintf(name, sizeof name, "%s", s->branch);
+	} else {
+		fresh_branch(name, sizeof name, s, s->branch);
+		step.new_branch = true;
+	}
+	snprintf(s->branch, sizeof s->branch, "%s", name);
+	snprintf(step.branch, sizeof step.branch, "%s", name);
+	{
+		char full[128];
+
+		snprintf(full, sizeof full, "refs/heads/%s", name);
+		if ((step.new_branch ?
+		    git_reference_create(&ref, s->repo, full, &id, 0,
+		    "perfdojo: branch") :
+		    git_reference_create_matching(&ref, s->repo, full, &id, 1,
+		    &head, "perfdojo: step")) < 0) {
+			git_fail(s->dir);
+			goto out;
+		}
+		git_reference_free(ref);
+	}
+	if (attach_head(s, name) < 0 || index_own(s, &id) < 0 ||
+	    read_head(s) < 0)
+		goto out;
+	git_oid_tostr(step.commit, sizeof step.commit, &id);
+	if (m && m->measured && update_best(s, &id, m) < 0)
+		goto out;
+	rc = 0;
+out:
+	session_unlock(s);
+	if (rc == 0 && out)
+		*out = step;
+	return rc;
+}
+
+int
+dojo_session_apply(dojo_session *s, const char *action, const char *target,
+    struct dojo_session_step *out)
+{
+	dojo_program *next;
+	char text[256];
+	struct dojo_action a;
+	int rc;
+
+	if (session_refresh(s) < 0)
+		return -1;
+	next = dojo_program_apply_text(s->prog, action, target ? target : "c");
+	if (!next)
+		return -1;
+	/* the action as it prints, so that paths compare */
+	if (dojo_action_parse(&a, action) == 0)
+		dojo_action_format(text, sizeof text, &a);
+	else
+		snprintf(text, sizeof text, "%s", action);
+	rc = dojo_session_step(s, text, next, NULL, out);
+	dojo_program_free(next);
+	return rc;
+}
+
+/* Resolve "rev" to a commit of the session. */
+static int
+resolve(git_oid *out, dojo_session *s, const char *rev)
+{
+	git_object *obj = NULL, *peeled = NULL;
+
+	if (!rev)
+		return git_oid_fromstr(out, s->head) == 0 ? 0 :
+		    dojo_error_set("%s: no current commit", s->dir);
+	if (git_revparse_single(&obj, s->repo, rev) < 0)
+		return dojo_error_set("%s: unknown revision '%s'", s->dir, rev);
+	if (git_object_peel(&peeled, obj, GIT_OBJECT_COMMIT) < 0) {
+		git_object_free(obj);
+		return dojo_error_set("%s: '%s' is not a commit", s->dir, rev);
+	}
+	git_oid_cpy(out, git_object_id(peeled));
+	git_object_free(peeled);
+	git_object_free(obj);
+	if (find_commit(s, out) < 0)
+		return dojo_error_set("%s: '%s' is not a state of this session",
+		    s->dir, rev);
+	return 0;
+}
+
+static bool
+is_ancestor(dojo_session *s, int anc, int of)
+{
+	while (of >= 0) {
+		if (of == anc)
+			return true;
+		of = s->commits[of].parent_index;
+	}
+	return false;
+}
+
+int
+dojo_session_undo(dojo_session *s)
+{
+	git_oid head;
+	int i, rc = -1;
+
+	if (session_lock(s) < 0)
+		return -1;
+	if (session_refresh(s) < 0)
+		goto out;
+	git_oid_fromstr(&head, s->head);
+	i = find_commit(s, &head);
+	if (i < 0 || git_oid_is_zero(&s->commits[i].parent)) {
+		dojo_error_set("nothing to undo: at the start");
+		goto out;
+	}
+	if (set_config_branch(s, s->branch) < 0)
+		goto out;
+	rc = move_head(s, &s->commits[i].parent);
+out:
+	session_unlock(s);
+	return rc;
+}
+
+int
+dojo_session_redo(dojo_session *s)
+{
+	git_oid head, tip;
+	int h, t, i, only = -1, rc = -1;
+
+	if (session_lock(s) < 0)
+		return -1;
+	if (session_refresh(s) < 0)
+		goto out;
+	git_oid_fromstr(&head, s->head);
+	h = find_commit(s, &head);
+	t = s->branch[0] && branch_tip(&tip, s, s->branch) == 0 ?
+	    find_commit(s, &tip) : -1;
+	if (t >= 0 && t != h && is_ancestor(s, h, t)) {
+		while (s->commits[t].parent_index != h)
+			t = s->commits[t].parent_index;
+		rc = move_head(s, &s->commits[t].id);
+		goto out;
+	}
+	for (i = 0; i < s->ncommits; i++)
+		if (s->commits[i].parent_index == h) {
+			if (only >= 0) {
+				dojo_error_set("nothing to redo on branch '%s':"
+				    " %d children here, name one", s->branch,
+				    n_children(s, &head));
+				goto out;
+			}
+			only = i;
+		}
+	if (only < 0) {
+		dojo_error_set("nothing to redo");
+		goto out;
+	}
+	rc = move_head(s, &s->commits[only].id);
+out:
+	session_unlock(s);
+	return rc;
+}
+
+/* The branch whose tip is commit "i", or failing that whose history holds
+ * it, into "out" ("" if none). */
+static void
+branch_holding(char *out, size_t len, dojo_session *s, int i)
+{
+	git_branch_iterator *it;
+	git_reference *ref;
+	git_branch_t type;
+	int best = INT_MAX;
+
+	out[0] = '\0';
+	if (git_branch_iterator_new(&it, s->repo, GIT_BRANCH_LOCAL) < 0)
+		return;
+	while (git_branch_next(&ref, &type, it) == 0) {
+		int t = find_commit(s, git_reference_target(ref));
+		int d = t >= 0 && is_ancestor(s, i, t) ?
+		    s->commits[t].depth - s->commits[i].depth : INT_MAX;
+
+		if (d < best || (d == best && d != INT_MAX &&
+		    strcmp(git_reference_shorthand(ref), s->branch) == 0)) {
+			best = d;
+			snprintf(out, len, "%s", git_reference_shorthand(ref));
+		}
+		git_reference_free(ref);
+	}
+	git_branch_iterator_free(it);
+}
+
+int
+dojo_session_jump(dojo_session *s, const char *rev)
+{
+	git_oid id, tip;
+	char name[64];
+	int i, rc = -1;
+
+	if (session_lock(s) < 0)
+		return -1;
+	if (session_refresh(s) < 0 || resolve(&id, s, rev) < 0)
+		goto out;
+	i = find_commit(s, &id);
+	if (branch_exists(s, rev))
+		snprintf(name, sizeof name, "%s", rev);
+	else if (s->branch[0] && branch_tip(&tip, s, s->branch) == 0 &&
+	    is_ancestor(s, i, find_commit(s, &tip)))
+		snprintf(name, sizeof name, "%s", s->branch);
+	else
+		branch_holding(name, sizeof name, s, i);
+	snprintf(s->branch, sizeof s->branch, "%s", name);
+	if (set_config_branch(s, name) < 0)
+		goto out;
+	rc = move_head(s, &id);
+out:
+	session_unlock(s);
+	return rc;
+}
+
+int
+dojo_session_branch_create(dojo_session *s, const char *name)
+{
+	git_reference *ref = NULL;
+	git_oid head;
+	char full[128];
+	int rc = -1;
+
+	if (!*name || strlen(name) > 48 ||
+	    snprintf(full, sizeof full, "refs/heads/%s", name) < 0 ||
+	    !git_reference_is_valid_name(full) ||
+	    strncmp(name, "best/", 5) == 0)
+		return dojo_error_set("'%s' is not a valid branch name", name);
+	if (session_lock(s) < 0)
+		return -1;
+	if (session_refresh(s) < 0)
+		goto out;
+	if (branch_exists(s, name)) {
+		dojo_error_set("branch '%s' exists already", name);
+		goto out;
+	}
+	git_oid_fromstr(&head, s->head);
+	if (git_reference_create(&ref, s->repo, full, &head, 0,
+	    "perfdojo: branch") < 0) {
+		git_fail(s->dir);
+		goto out;
+	}
+	git_reference_free(ref);
+	rc = attach_head(s, name) < 0 || session_refresh(s) < 0 ? -1 : 0;
+out:
+	session_unlock(s);
+	return rc;
+}
+
+/* Measurements. */
+
+int
+dojo_session_best(dojo_session *s, const char *target, char commit[41])
+{
+	char name[64];
+	git_oid id;
+
+	snprintf(name, sizeof name, "refs/tags/best/%s", target);
+	if (git_reference_name_to_id(&id, s->repo, name) < 0)
+		return -1;
+	git_oid_tostr(commit, 41, &id);
+	return 0;
+}
+
+/* Move the tag best/TARGET to "commit" if "m" beats it. */
+static int
+update_best(dojo_session *s, const git_oid *commit,
+    const struct dojo_session_measurement *m)
+{
+	struct dojo_session_measurement bm;
+	git_reference *ref = NULL;
+	char name[64], hex[41];
+	git_oid best;
+
+	if (!m->measured || strcmp(m->outcome, "ok") != 0 || m->speedup <= 0 ||
+	    !m->target[0])
+		return 0;
+	if (dojo_session_best(s, m->target, hex) == 0) {
+		git_oid_fromstr(&best, hex);
+		read_measurement(s, &best, &bm);
+		if (git_oid_equal(&best, commit) ||
+		    (bm.measured && bm.speedup >= m->speedup))
+			return 0;
+	}
+	snprintf(name, sizeof name, "refs/tags/best/%s", m->target);
+	if (git_reference_create(&ref, s->repo, name, commit, 1,
+	    "perfdojo: best") < 0)
+		return git_fail(s->dir);
+	git_reference_free(ref);
+	return index_own(s, NULL);
+}
+
+int
+dojo_session_record(dojo_session *s, const char *commit,
+    const struct dojo_session_measurement *m)
+{
+	git_signature *sig = NULL;
+	struct dojo_strbuf sb;
+	git_oid id, note;
+	int rc = -1;
+
+	if (session_lock(s) < 0)
+		return -1;
+	if (session_refresh(s) < 0 || resolve(&id, s, commit) < 0)
+		goto out;
+	if (signature(&sig, s) < 0)
+		goto out;
+	dojo_strbuf_init(&sb);
+	format_measurement(&sb, m);
+	rc = git_note_create(&note, s->repo, NOTES_REF, sig, sig, &id, sb.s,
+	    1);
+	dojo_strbuf_release(&sb);
+	git_signature_free(sig);
+	if (rc < 0) {
+		rc = git_fail(s->dir);
+		goto out;
+	}
+	rc = update_best(s, &id, m);
+out:
+	session_unlock(s);
+	return rc;
+}
+
+void
+dojo_session_measurement_from(struct dojo_session_measurement *out,
+    const struct dojo_measurement *m, const char *target, double start_ns)
+{
+	memset(out, 0, sizeof *out);
+	out->measured = true;
+	snprintf(out->target, sizeof out->target, "%s", target);
+	snprintf(out->fingerprint, sizeof out->fingerprint, "%s",
+	    m->fingerprint);
+	snprintf(out->outcome, sizeof out->outcome, "%s",
+	    dojo_outcome_name(m->outcome));
+	if (m->outcome == DOJO_OUTCOME_OK) {
+		out->median_ns = m->median_ns;
+		out->ci_low_ns = m->ci_low_ns;
+		out->ci_high_ns = m->ci_high_ns;
+		if (start_ns > 0 && m->median_ns > 0)
+			out->speedup = start_ns / m->median_ns;
+	}
+	now_iso(out->when);
+}
+
+int
+dojo_session_measure(dojo_session *s, const char *commit,
+    const struct dojo_measure_options *opt,
+    struct dojo_session_measurement *out)
+{
+	struct dojo_session_measurement sm;
+	struct dojo_measurement start, m;
+	dojo_program *prog;
+	char hex[41];
+	git_oid id;
+	int rc;
+
+	if (session_refresh(s) < 0 || resolve(&id, s, commit) < 0)
+		return -1;
+	git_oid_tostr(hex, sizeof hex, &id);
+	prog = read_program(s, &id);
+	if (!prog)
+		return -1;
+	rc = dojo_measure(s->start, NULL, opt, &start);
+	if (rc == 0)
+		rc = dojo_measure(prog, s->start, opt, &m);
+	dojo_program_free(prog);
+	if (rc < 0)
+		return -1;
+	dojo_session_measurement_from(&sm, &m, "c",
+	    start.outcome == DOJO_OUTCOME_OK ? start.median_ns : 0);
+	if (dojo_session_record(s, hex, &sm) < 0)
+		return -1;
+	if (out)
+		*out = sm;
+	return 0;
+}
+
+/* Reading the tree of states. */
+
+static void
+fill_entry(dojo_session *s, int i, struct dojo_session_entry *e)
+{
+	const struct commit *c = &s->commits[i];
+	git_branch_iterator *it;
+	git_reference *ref;
+	git_branch_t type;
+	size_t len = 0;
+
+	memset(e, 0, sizeof *e);
+	git_oid_tostr(e->commit, sizeof e->commit, &c->id);
+	if (!git_oid_is_zero(&c->parent))
+		git_oid_tostr(e->parent, sizeof e->parent, &c->parent);
+	git_oid_tostr(e->state, sizeof e->state, &c->state);
+	snprintf(e->action, sizeof e->action, "%s", c->action);
+	e->depth = c->depth;
+	e->nchildren = n_children(s, &c->id);
+	e->current = strcmp(e->commit, s->head) == 0;
+	if (git_branch_iterator_new(&it, s->repo, GIT_BRANCH_LOCAL) == 0) {
+		while (git_branch_next(&ref, &type, it) == 0) {
+			if (git_oid_equal(git_reference_target(ref), &c->id)) {
+				const char *n = git_reference_shorthand(ref);
+
+				if (len + strlen(n) + 2 < sizeof e->branches)
+					len += sprintf(e->branches + len, "%s%s",
+					    len ? " " : "", n);
+			}
+			git_reference_free(ref);
+		}
+		git_branch_iterator_free(it);
+	}
+	read_measurement(s, &c->id, &e->m);
+}
+
+int
+dojo_session_walk(dojo_session *s, dojo_session_fn fn, void *payload)
+{
+	struct dojo_session_entry e;
+	int i, rc;
+
+	if (session_refresh(s) < 0)
+		return -1;
+	for (i = 0; i < s->ncommits; i++) {
+		fill_entry(s, i, &e);
+		rc = fn(&e, payload);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+int
+dojo_session_entry(dojo_session *s, const char *rev,
+    struct dojo_session_entry *out)
+{
+	git_oid id;
+
+	if (session_refresh(s) < 0 || resolve(&id, s, rev) < 0)
+		return -1;
+	fill_entry(s, find_commit(s, &id), out);
+	return 0;
+}
+
+dojo_program *
+dojo_session_program_at(dojo_session *s, const char *rev)
+{
+	git_oid id;
+
+	if (session_refresh(s) < 0 || resolve(&id, s, rev) < 0)
+		return NULL;
+	return read_program(s, &id);
+}
+
+char **
+dojo_session_path(dojo_session *s, const char *rev)
+{
+	git_oid id;
+	char **path;
+	int i, n;
+
+	if (session_refresh(s) < 0 || resolve(&id, s, rev) < 0)
+		return NULL;
+	i = find_commit(s, &id);
+	n = s->commits[i].depth;
+	path = calloc(n + 1, sizeof *path);
+	if (!path) {
+		dojo_error_set("out of memory");
+		return NULL;
+	}
+	for (; i >= 0 && n > 0; i = s->commits[i].parent_index) {
+		path[--n] = strdup(s->commits[i].action);
+		if (!path[n]) {
+			dojo_session_path_free(path);
+			dojo_error_set("out of memory");
+			return NULL;
+		}
+	}
+	return path;
+}
+
+void
+dojo_session_path_free(char **path)
+{
+	char **p;
+
+	if (!path)
+		return;
+	for (p = path; *p; p++)
+		free(*p);
+	free(path);
+}
+
+int
+dojo_session_find_state(dojo_session *s, const char *state, char commit[41])
+{
+	git_oid want, head;
+	int i, h, found = -1;
+
+	commit[0] = '\0';
+	if (session_refresh(s) < 0)
+		return -1;
+	if (git_oid_fromstr(&want, state) < 0)
+		return dojo_error_set("'%s' is not a state id", state);
+	git_oid_fromstr(&head, s->head);
+	h = find_commit(s, &head);
+	for (i = h; i >= 0; i = s->commits[i].parent_index)
+		if (git_oid_equal(&s->commits[i].state, &want)) {
+			found = i;
+			break;
+		}
+	for (i = 0; found < 0 && i < s->ncommits; i++)
+		if (git_oid_equal(&s->commits[i].state, &want))
+			found = i;
+	if (found >= 0)
+		git_oid_tostr(commit, 41, &s->commits[found].id);
+	return 0;
+}

@@ -108,7 +108,7 @@ dojo_session_start(dojo_session *s)
 }
 
 /* Locking.  A session is written under an exclusive flock on
- * DIR/perfdojo.lock; whoever holds it knows that git's own lock files are
+ * perfdojo.lock in the git directory; whoever holds it knows that git's own lock files are
  * left over from a killed process, and removes them. */
 
 static int
@@ -131,9 +131,11 @@ session_lock(dojo_session *s)
 	    "index.lock" };
 	size_t i;
 
+	const char *gitdir = git_repository_path(s->repo);
+
 	if (s->lock_depth++ > 0)
 		return 0;
-	snprintf(path, sizeof path, "%s/perfdojo.lock", s->dir);
+	snprintf(path, sizeof path, "%sperfdojo.lock", gitdir);
 	s->lock_fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
 	if (s->lock_fd < 0 || flock(s->lock_fd, LOCK_EX) < 0) {
 		if (s->lock_fd >= 0)
@@ -143,10 +145,10 @@ session_lock(dojo_session *s)
 		return dojo_error_set("%s: %s", path, strerror(errno));
 	}
 	for (i = 0; i < sizeof top / sizeof *top; i++) {
-		snprintf(path, sizeof path, "%s/%s", s->dir, top[i]);
+		snprintf(path, sizeof path, "%s%s", gitdir, top[i]);
 		unlink(path);
 	}
-	snprintf(path, sizeof path, "%s/refs", s->dir);
+	snprintf(path, sizeof path, "%srefs", gitdir);
 	nftw(path, remove_stale_lock, 16, FTW_PHYS);
 	return 0;
 }
@@ -392,8 +394,8 @@ read_program(dojo_session *s, const git_oid *commit)
 	}
 	te = git_tree_entry_byname(tree, PROGRAM_FILE);
 	if (!te) {
-		dojo_error_set("%s: commit %.7s has no " PROGRAM_FILE, s->dir,
-		    git_oid_tostr_s(commit));
+		dojo_error_set("%s: commit %.7s has no " PROGRAM_FILE ": not "
+		    "a perfdojo session", s->dir, git_oid_tostr_s(commit));
 		goto out;
 	}
 	if (git_blob_lookup(&blob, s->repo, git_tree_entry_id(te)) < 0) {
@@ -753,66 +755,122 @@ attach_head(dojo_session *s, const char *name)
 	return 0;
 }
 
-dojo_session *
-dojo_session_create(const char *dir, dojo_program *start, const char *source)
+/* Sync directory "path" to disk (a rename in it). */
+static void
+sync_dir(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	if (fd >= 0) {
+		fsync(fd);
+		close(fd);
+	}
+}
+
+/* The parent directory of "path" into "out". */
+static void
+parent_dir(char *out, size_t len, const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	if (!slash)
+		snprintf(out, len, ".");
+	else if (slash == path)
+		snprintf(out, len, "/");
+	else
+		snprintf(out, len, "%.*s", (int)(slash - path), path);
+}
+
+static int
+remove_one(const char *path, const struct stat *st, int type,
+    struct FTW *ftw)
+{
+	remove(path);
+	return 0;
+}
+
+/* Remove the directory tree "path"; the last error is kept. */
+static void
+remove_tree(const char *path)
+{
+	nftw(path, remove_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/* Write a new session with the start commit in "tmp". */
+static int
+create_in(const char *tmp, dojo_program *start, const char *source)
 {
 	git_repository_init_options init = GIT_REPOSITORY_INIT_OPTIONS_INIT;
 	struct dojo_strbuf msg;
-	dojo_session *s;
 	git_reference *ref = NULL;
+	dojo_session *s;
 	git_oid id;
 	char state[41], subject[PATH_MAX + 16];
-	struct stat st;
+	int rc = -1;
 
-	git_start();
-	if (stat(dir, &st) == 0) {
-		char head[PATH_MAX];
-
-		snprintf(head, sizeof head, "%s/HEAD", dir);
-		if (access(head, F_OK) == 0) {
-			dojo_error_set("%s: a session (or git repository) is "
-			    "already there", dir);
-			return NULL;
-		}
-	}
-	s = session_alloc(dir);
+	s = session_alloc(tmp);
 	if (!s)
-		return NULL;
+		return -1;
 	init.flags = GIT_REPOSITORY_INIT_BARE | GIT_REPOSITORY_INIT_MKPATH |
 	    GIT_REPOSITORY_INIT_NO_REINIT;
 	init.description = "A PerfDojo exploration session: each commit is "
 	    "a state of the kernel";
 	init.initial_head = DEFAULT_BRANCH;
-	if (git_repository_init_ext(&s->repo, dir, &init) < 0) {
-		git_fail(dir);
-		goto out_free;
+	if (git_repository_init_ext(&s->repo, tmp, &init) < 0) {
+		git_fail(tmp);
+		goto out;
 	}
-	if (session_lock(s) < 0)
-		goto out_free;
 	dojo_program_id(state, start);
 	snprintf(subject, sizeof subject, "start: %s", source ? source :
 	    "kernel");
 	dojo_strbuf_init(&msg);
 	commit_message(&msg, subject, NULL, NULL, state);
-	if (write_commit(&id, s, start, NULL, msg.s, NULL) < 0) {
-		dojo_strbuf_release(&msg);
-		goto out_unlock;
-	}
+	rc = write_commit(&id, s, start, NULL, msg.s, NULL);
 	dojo_strbuf_release(&msg);
+	if (rc < 0)
+		goto out;
+	rc = -1;
 	if (git_reference_create(&ref, s->repo, "refs/heads/" DEFAULT_BRANCH,
 	    &id, 0, "perfdojo: start") < 0) {
-		git_fail(dir);
-		goto out_unlock;
+		git_fail(tmp);
+		goto out;
 	}
 	git_reference_free(ref);
-	if (attach_head(s, DEFAULT_BRANCH) < 0 || session_load(s) < 0)
-		goto out_unlock;
-	session_unlock(s);
-	return s;
-out_unlock:
-	session_unlock(s);
-out_free:
+	rc = attach_head(s, DEFAULT_BRANCH);
+out:
 	dojo_session_free(s);
+	return rc;
+}
+
+/* A session appears whole or not at all: it is written in a temporary
+ * directory beside "dir", then renamed into place. */
+dojo_session *
+dojo_session_create(const char *dir, dojo_program *start, const char *source)
+{
+	char tmp[PATH_MAX], head[PATH_MAX], parent[PATH_MAX];
+	struct stat st;
+
+	git_start();
+	snprintf(head, sizeof head, "%s/HEAD", dir);
+	if (stat(dir, &st) == 0 && access(head, F_OK) == 0) {
+		dojo_error_set("%s: a session (or git repository) is already "
+		    "there", dir);
+		return NULL;
+	}
+	snprintf(tmp, sizeof tmp, "%s.tmp-%ld", dir, (long)getpid());
+	if (create_in(tmp, start, source) < 0)
+		goto out_remove;
+	if (rename(tmp, dir) < 0) {
+		dojo_error_set("%s: %s", dir, errno == ENOTEMPTY ||
+		    errno == EEXIST ? "exists and is not a session" :
+		    strerror(errno));
+		goto out_remove;
+	}
+	parent_dir(parent, sizeof parent, dir);
+	sync_dir(parent);
+	return dojo_session_open(dir);
+out_remove:
+	remove_tree(tmp);
 	return NULL;
 }
 

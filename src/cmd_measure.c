@@ -2,6 +2,7 @@
 #include "config.h"
 #include "command.h"
 #include "measure.h"
+#include "session.h"
 #include "ir/program.h"
 
 #include <getopt.h>
@@ -24,6 +25,36 @@ print_json_string(const char *s)
 	putchar('"');
 }
 
+/* Record "m", the measurement of "prog", on the commit of session "dir"
+ * that holds its state, with its speedup against the session's start. */
+static int
+record(const char *dir, dojo_program *prog,
+    const struct dojo_measure_options *opt, const struct dojo_measurement *m)
+{
+	struct dojo_session_measurement sm;
+	double start_ns;
+	char commit[41];
+	dojo_session *s = dojo_session_open(dir);
+	int rc = -1;
+
+	if (!s)
+		return -1;
+	if (dojo_session_find_state(s, m->state, commit) < 0)
+		goto out;
+	if (!commit[0]) {
+		dojo_error_set("%s: state %.7s is not in the session %s",
+		    dojo_program_file(prog), m->state, dir);
+		goto out;
+	}
+	if (dojo_session_measure_start(s, opt, &start_ns) < 0)
+		goto out;
+	dojo_session_measurement_from(&sm, m, "c", start_ns);
+	rc = dojo_session_record(s, commit, &sm);
+out:
+	dojo_session_free(s);
+	return rc;
+}
+
 static int
 measure_run(int argc, char **argv)
 {
@@ -35,11 +66,12 @@ measure_run(int argc, char **argv)
 		{ "db", required_argument, NULL, 'd' },
 		{ "timeout", required_argument, NULL, 'T' },
 		{ "cflags", required_argument, NULL, 'C' },
+		{ "session", required_argument, NULL, 's' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
 	const struct dojo_command *cmd = &dojo_command_measure;
-	const char *baseline = NULL;
+	const char *baseline = NULL, *session = NULL;
 	struct dojo_measure_options opt;
 	struct dojo_measurement m, base;
 	dojo_program *prog, *bprog = NULL;
@@ -51,7 +83,7 @@ measure_run(int argc, char **argv)
 	dojo_measure_options_init(&opt);
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, ":t:fjb:d:T:C:h", longopts,
+	while ((c = getopt_long(argc, argv, ":t:fjb:d:T:C:s:h", longopts,
 	    NULL)) != -1) {
 		switch (c) {
 		case 't':
@@ -80,6 +112,9 @@ measure_run(int argc, char **argv)
 				return dojo_command_usage(cmd, "--timeout needs "
 				    "a positive number of seconds");
 			break;
+		case 's':
+			session = optarg;
+			break;
 		case 'h':
 			dojo_command_print_help(stdout, cmd);
 			return 0;
@@ -102,6 +137,8 @@ measure_run(int argc, char **argv)
 	if (bprog && base.outcome == DOJO_OUTCOME_OK &&
 	    m.outcome == DOJO_OUTCOME_OK && m.median_ns > 0)
 		speedup = base.median_ns / m.median_ns;
+	if (session && record(session, prog, &opt, &m) < 0)
+		goto out_free;
 	if (json) {
 		printf("{\"median_ns\": %.0f, \"ci_low_ns\": %.0f, "
 		    "\"ci_high_ns\": %.0f, \"reps\": %d, \"outcome\": ",
@@ -138,7 +175,7 @@ out_free:
 const struct dojo_command dojo_command_measure = {
 	.name = "measure",
 	.args = "FILE.dojo [--target c] [--fresh] [--json] [--baseline FILE] "
-	    "[--db PATH] [--timeout S] [--cflags F]",
+	    "[--db PATH] [--timeout S] [--cflags F] [--session DIR]",
 	.summary = "time a kernel's generated code, checked against the "
 	    "interpreter",
 	.help = "  -f, --fresh         measure again, even when the database "
@@ -149,6 +186,11 @@ const struct dojo_command dojo_command_measure = {
 	    "fingerprint\n"
 	    "  -b, --baseline FILE the speedup against FILE, whose outputs "
 	    "are the reference\n"
+	    "  -s, --session DIR   record the measurement (a git note) on the "
+	    "session's\n"
+	    "                      commit of this state, with its speedup "
+	    "against the start;\n"
+	    "                      the best state becomes the tag best/c\n"
 	    "  -d, --db PATH       the measurement database (default "
 	    "$PERFDOJO_DB or\n"
 	    "                      ~/.cache/perfdojo/measurements.db)\n"

@@ -281,13 +281,8 @@ take_option(int argc, char **argv, int *i, const char *name, char c,
 static int
 start_time(struct recorder *rec)
 {
-	struct dojo_measurement m;
-
-	if (dojo_measure(dojo_session_start(rec->session), NULL, &rec->mopt,
-	    &m) < 0)
-		return -1;
-	rec->start_ns = m.outcome == DOJO_OUTCOME_OK ? m.median_ns : 0;
-	return 0;
+	return dojo_session_measure_start(rec->session, &rec->mopt,
+	    &rec->start_ns);
 }
 
 static int

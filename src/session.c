@@ -176,6 +176,18 @@ find_commit(dojo_session *s, const git_oid *id)
 	return -1;
 }
 
+/* The first commit. */
+static int
+root_index(dojo_session *s)
+{
+	int i;
+
+	for (i = 0; i < s->ncommits; i++)
+		if (git_oid_is_zero(&s->commits[i].parent))
+			return i;
+	return -1;
+}
+
 static void
 clear_index(dojo_session *s)
 {
@@ -476,11 +488,8 @@ session_load(dojo_session *s)
 
 	if (session_refresh(s) < 0)
 		return -1;
-	for (i = 0; i < s->ncommits; i++)
-		if (s->commits[i].parent_index < 0 &&
-		    git_oid_is_zero(&s->commits[i].parent))
-			break;
-	if (i == s->ncommits)
+	i = root_index(s);
+	if (i < 0)
 		return dojo_error_set("%s: no start commit: not a perfdojo "
 		    "session", s->dir);
 	s->start = read_program(s, &s->commits[i].id);
@@ -1364,13 +1373,40 @@ dojo_session_measurement_from(struct dojo_session_measurement *out,
 }
 
 int
+dojo_session_measure_start(dojo_session *s,
+    const struct dojo_measure_options *opt, double *start_ns)
+{
+	struct dojo_session_measurement sm;
+	struct dojo_measurement m;
+	char hex[41];
+	int r;
+
+	*start_ns = 0;
+	if (dojo_measure(s->start, NULL, opt, &m) < 0 ||
+	    session_refresh(s) < 0)
+		return -1;
+	if (m.outcome == DOJO_OUTCOME_OK)
+		*start_ns = m.median_ns;
+	r = root_index(s);
+	if (r < 0)
+		return 0;
+	read_measurement(s, &s->commits[r].id, &sm);
+	if (sm.measured && strcmp(sm.fingerprint, m.fingerprint) == 0)
+		return 0;
+	dojo_session_measurement_from(&sm, &m, "c", *start_ns);
+	git_oid_tostr(hex, sizeof hex, &s->commits[r].id);
+	return dojo_session_record(s, hex, &sm);
+}
+
+int
 dojo_session_measure(dojo_session *s, const char *commit,
     const struct dojo_measure_options *opt,
     struct dojo_session_measurement *out)
 {
 	struct dojo_session_measurement sm;
-	struct dojo_measurement start, m;
+	struct dojo_measurement m;
 	dojo_program *prog;
+	double start_ns;
 	char hex[41];
 	git_oid id;
 	int rc;
@@ -1378,17 +1414,16 @@ dojo_session_measure(dojo_session *s, const char *commit,
 	if (session_refresh(s) < 0 || resolve(&id, s, commit) < 0)
 		return -1;
 	git_oid_tostr(hex, sizeof hex, &id);
+	if (dojo_session_measure_start(s, opt, &start_ns) < 0)
+		return -1;
 	prog = read_program(s, &id);
 	if (!prog)
 		return -1;
-	rc = dojo_measure(s->start, NULL, opt, &start);
-	if (rc == 0)
-		rc = dojo_measure(prog, s->start, opt, &m);
+	rc = dojo_measure(prog, s->start, opt, &m);
 	dojo_program_free(prog);
 	if (rc < 0)
 		return -1;
-	dojo_session_measurement_from(&sm, &m, "c",
-	    start.outcome == DOJO_OUTCOME_OK ? start.median_ns : 0);
+	dojo_session_measurement_from(&sm, &m, "c", start_ns);
 	if (dojo_session_record(s, hex, &sm) < 0)
 		return -1;
 	if (out)

@@ -114,6 +114,11 @@ int dojo_session_record(dojo_session *s, const char *commit,
 int dojo_session_measure(dojo_session *s, const char *commit,
     const struct dojo_measure_options *opt,
     struct dojo_session_measurement *out);
+/* Measure the start for opt->run.target through the database; record it
+ * on the first commit (speedup 1) if that has no measurement yet.  The
+ * start's median into "start_ns" (0 when it failed). */
+int dojo_session_measure_start(dojo_session *s,
+    const struct dojo_measure_options *opt, double *start_ns);
 /* Fill "out" from a measurement of the database, with speedup
  * "start_ns / m->median_ns" when the start's time is known. */
 void dojo_session_measurement_from(struct dojo_session_measurement *out,

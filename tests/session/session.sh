@@ -168,6 +168,20 @@ ok $? "the best state is tagged best/c"
 "$PERFDOJO" log --session "$tmp/m" | grep -q 'x .*best/c\|x  best/c'
 ok $? "log shows speedups and the best state"
 
+"$PERFDOJO" apply "$small" 'swap 0' --session "$tmp/m" -o "$tmp/sw.dojo" \
+    2> /dev/null
+"$PERFDOJO" checkout HEAD~1 --session "$tmp/m" > /dev/null 2>&1
+head=$(git -C "$tmp/m" rev-parse HEAD)
+"$PERFDOJO" measure "$tmp/sw.dojo" --session "$tmp/m" > /dev/null
+ok $? "measure --session"
+git -C "$tmp/m" log -1 --format=%N main | grep -q '^median_ns: '
+ok $? "records the measurement as a git note on the state's commit"
+same "$head" "$(git -C "$tmp/m" rev-parse HEAD)" \
+    "measure leaves the session where it was"
+git -C "$tmp/m" log --format=%N "$(git -C "$tmp/m" rev-list --max-parents=0 HEAD)" |
+    grep -q '^speedup: 1.0000'
+ok $? "the start is measured too, with speedup 1"
+
 # errors: not a session, a foreign repository, a corrupt one
 "$PERFDOJO" log --session "$tmp/none" 2> "$tmp/err"
 same 1 $? "a missing session is an error"

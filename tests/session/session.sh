@@ -170,11 +170,12 @@ ok $? "log shows speedups and the best state"
 
 "$PERFDOJO" apply "$small" 'swap 0' --session "$tmp/m" -o "$tmp/sw.dojo" \
     2> /dev/null
+sw=$(git -C "$tmp/m" rev-parse HEAD)
 "$PERFDOJO" checkout HEAD~1 --session "$tmp/m" > /dev/null 2>&1
 head=$(git -C "$tmp/m" rev-parse HEAD)
 "$PERFDOJO" measure "$tmp/sw.dojo" --session "$tmp/m" > /dev/null
 ok $? "measure --session"
-git -C "$tmp/m" log -1 --format=%N main | grep -q '^median_ns: '
+git -C "$tmp/m" log -1 --format=%N "$sw" | grep -q '^median_ns: '
 ok $? "records the measurement as a git note on the state's commit"
 same "$head" "$(git -C "$tmp/m" rev-parse HEAD)" \
     "measure leaves the session where it was"

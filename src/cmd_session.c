@@ -132,34 +132,10 @@ format_score(char *out, size_t len, const struct dojo_session_measurement *m)
 		snprintf(out, len, "%.4g ms", m->median_ns / 1e6);
 }
 
-struct log_entries {
-	struct dojo_session_entry *e;
-	int n, cap;
-	char best[41];
-	const char *target;
-};
-
-static int
-collect(const struct dojo_session_entry *e, void *payload)
-{
-	struct log_entries *l = payload;
-
-	if (l->n == l->cap) {
-		int cap = l->cap ? 2 * l->cap : 64;
-		struct dojo_session_entry *p = realloc(l->e, cap * sizeof *p);
-
-		if (!p)
-			return dojo_error_set("out of memory");
-		l->e = p;
-		l->cap = cap;
-	}
-	l->e[l->n++] = *e;
-	return 0;
-}
-
+/* One line of the log: the drawing "prefix", then the state. */
 static void
-log_line(struct dojo_strbuf *sb, const struct log_entries *l,
-    const struct dojo_session_entry *e, const char *prefix)
+log_line(struct dojo_strbuf *sb, const struct dojo_session_entry *e,
+    const char *prefix, const char *best)
 {
 	char score[32];
 
@@ -169,42 +145,36 @@ log_line(struct dojo_strbuf *sb, const struct log_entries *l,
 	    e->parent[0] ? e->action : "(start)", score);
 	if (e->branches[0])
 		dojo_strbuf_printf(sb, "  [%s]", e->branches);
-	if (strcmp(e->commit, l->best) == 0)
-		dojo_strbuf_printf(sb, "  best/%s", l->target);
+	if (strcmp(e->commit, best) == 0)
+		dojo_strbuf_puts(sb, "  best/c");
 	dojo_strbuf_puts(sb, "\n");
 }
 
-/* The subtree of entry "i" with "prefix" before each line. */
-static void
-log_tree(struct dojo_strbuf *sb, const struct log_entries *l, int i,
-    const char *prefix, const char *branch)
-{
-	char line[1024], next[1024];
-	int j, last = -1;
+struct log_payload {
+	struct dojo_strbuf *sb;
+	const char *best;
+};
 
-	snprintf(line, sizeof line, "%s%s", prefix, branch);
-	log_line(sb, l, &l->e[i], line);
-	for (j = 0; j < l->n; j++)
-		if (strcmp(l->e[j].parent, l->e[i].commit) == 0)
-			last = j;
-	for (j = 0; j < l->n; j++) {
-		if (strcmp(l->e[j].parent, l->e[i].commit) != 0)
-			continue;
-		snprintf(next, sizeof next, "%s%s", prefix, !*branch ? "" :
-		    strcmp(branch, "`-") == 0 ? "  " : "| ");
-		log_tree(sb, l, j, next, j == last ? "`-" : "|-");
-	}
+static int
+log_entry(const struct dojo_session_entry *e, void *payload)
+{
+	struct log_payload *p = payload;
+
+	log_line(p->sb, e, "", p->best);
+	return 0;
 }
 
 static int
 log_run(int argc, char **argv)
 {
 	const struct dojo_command *cmd = &dojo_command_log;
-	struct log_entries l = { .target = "c" };
+	struct dojo_session_row *rows = NULL;
 	struct session_args a;
 	struct dojo_strbuf sb;
+	struct log_payload p = { &sb, "" };
 	dojo_session *s;
-	int i, rc;
+	char best[41];
+	int i, n, rc;
 
 	rc = parse_args(&a, cmd, ":s:gh", argc, argv);
 	if (rc)
@@ -214,23 +184,20 @@ log_run(int argc, char **argv)
 	s = open_session(&a, a.first < argc ? argv[a.first] : NULL);
 	if (!s)
 		return dojo_command_fail();
-	if (dojo_session_best(s, "c", l.best) < 0)
-		l.best[0] = '\0';
-	rc = dojo_session_walk(s, collect, &l);
-	dojo_session_free(s);
-	if (rc < 0) {
-		free(l.e);
-		return dojo_command_fail();
-	}
+	if (dojo_session_best(s, "c", best) == 0)
+		p.best = best;
 	dojo_strbuf_init(&sb);
-	for (i = 0; i < l.n; i++) {
-		if (!a.graph)
-			log_line(&sb, &l, &l.e[i], "");
-		else if (!l.e[i].parent[0])
-			log_tree(&sb, &l, i, "", "");
+	if (a.graph) {
+		rc = dojo_session_rows(s, &rows, &n);
+		for (i = 0; rc == 0 && i < n; i++)
+			log_line(&sb, &rows[i].e, rows[i].prefix, p.best);
+		free(rows);
+	} else {
+		rc = dojo_session_walk(s, log_entry, &p);
 	}
-	free(l.e);
-	rc = dojo_command_write(NULL, sb.s ? sb.s : "");
+	dojo_session_free(s);
+	if (rc == 0)
+		rc = dojo_command_write(NULL, sb.s ? sb.s : "");
 	dojo_strbuf_release(&sb);
 	return rc < 0 ? dojo_command_fail() : 0;
 }

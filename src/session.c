@@ -1484,6 +1484,48 @@ dojo_session_walk(dojo_session *s, dojo_session_fn fn, void *payload)
 	return 0;
 }
 
+/* The rows of the subtree of commit "i" into "rows" from "*n" on. */
+static void
+subtree_rows(dojo_session *s, struct dojo_session_row *rows, int *n, int i,
+    const char *prefix, const char *branch)
+{
+	char next[sizeof rows->prefix];
+	int j, last = -1;
+
+	fill_entry(s, i, &rows[*n].e);
+	snprintf(rows[*n].prefix, sizeof rows->prefix, "%s%s", prefix, branch);
+	(*n)++;
+	for (j = 0; j < s->ncommits; j++)
+		if (s->commits[j].parent_index == i)
+			last = j;
+	snprintf(next, sizeof next, "%s%s", prefix, !*branch ? "" :
+	    strcmp(branch, "`-") == 0 ? "  " : "| ");
+	for (j = 0; j < s->ncommits; j++)
+		if (s->commits[j].parent_index == i)
+			subtree_rows(s, rows, n, j, next, j == last ? "`-" :
+			    "|-");
+}
+
+int
+dojo_session_rows(dojo_session *s, struct dojo_session_row **out, int *n)
+{
+	struct dojo_session_row *rows;
+	int i;
+
+	*out = NULL;
+	*n = 0;
+	if (session_refresh(s) < 0)
+		return -1;
+	rows = calloc(s->ncommits ? s->ncommits : 1, sizeof *rows);
+	if (!rows)
+		return dojo_error_set("out of memory");
+	for (i = 0; i < s->ncommits; i++)
+		if (s->commits[i].parent_index < 0)
+			subtree_rows(s, rows, n, i, "", "");
+	*out = rows;
+	return 0;
+}
+
 int
 dojo_session_entry(dojo_session *s, const char *rev,
     struct dojo_session_entry *out)

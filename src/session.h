@@ -129,6 +129,16 @@ void dojo_session_measurement_from(struct dojo_session_measurement *out,
 typedef int (*dojo_session_fn)(const struct dojo_session_entry *e,
     void *payload);
 int dojo_session_walk(dojo_session *s, dojo_session_fn fn, void *payload);
+/* The tree of states as rows to draw, depth first from the start,
+ * children in the order they were made: each row an entry and the
+ * ASCII drawing before it ("|-", "`-" before a child, "| " and "  " for
+ * the levels above).  "*out" (to free) holds "*n" rows. */
+struct dojo_session_row {
+	struct dojo_session_entry e;
+	char prefix[2 * 48 + 1];	/* deeper levels are cut */
+};
+int dojo_session_rows(dojo_session *s, struct dojo_session_row **out,
+    int *n);
 /* One commit ("rev" as for jump; NULL: current). */
 int dojo_session_entry(dojo_session *s, const char *rev,
     struct dojo_session_entry *out);

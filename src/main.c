@@ -11,6 +11,7 @@
 #include <string.h>
 
 static const struct dojo_command *const commands[] = {
+	&dojo_command_explore,
 	&dojo_command_show,
 	&dojo_command_check,
 	&dojo_command_run,

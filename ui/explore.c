@@ -1,0 +1,1314 @@
+/* explore.c: the terminal explorer: the model (session, cursor, moves),
+ * the keys, the ':' commands, background measurements, the main loop */
+#include "config.h"
+#include "explore.h"
+#include "ir/error.h"
+#include "ir/strbuf.h"
+#include "targets/c.h"
+
+#define NCURSES_WIDECHAR 1
+#include <curses.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <langinfo.h>
+#include <locale.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <wchar.h>
+
+static volatile sig_atomic_t got_signal;
+
+void
+ex_message(struct explorer *ex, bool error, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(ex->message, sizeof ex->message, fmt, ap);
+	va_end(ap);
+	ex->message[strcspn(ex->message, "\n")] = '\0';
+	ex->message_error = error;
+}
+
+/* The model. */
+
+static void
+free_lines(struct explorer *ex)
+{
+	int i;
+
+	for (i = 0; i < ex->nlines; i++)
+		free(ex->lines[i].text);
+	free(ex->lines);
+	ex->lines = NULL;
+	ex->nlines = 0;
+}
+
+/* Split the printed program (with its address gutter) into lines. */
+static int
+build_lines(struct explorer *ex)
+{
+	char *text = dojo_program_print(ex->prog, true), *p, *nl;
+	int n = 0, cap = 0, gutter = -1;
+
+	free_lines(ex);
+	if (!text)
+		return dojo_error_set("out of memory");
+	for (p = text; *p; p = nl + 1) {
+		struct ex_line *l;
+		char *body;
+		int col, len;
+		bool last;
+
+		nl = strchr(p, '\n');
+		if (!nl)
+			nl = p + strlen(p);
+		last = !*nl || !nl[1];
+		*nl = '\0';
+		if (n == cap) {
+			struct ex_line *q;
+
+			cap = cap ? 2 * cap : 32;
+			q = realloc(ex->lines, cap * sizeof *q);
+			if (!q) {
+				free(text);
+				return dojo_error_set("out of memory");
+			}
+			ex->lines = q;
+		}
+		l = &ex->lines[n];
+		memset(l, 0, sizeof *l);
+		/* the gutter is as wide as the first line's leading part */
+		if (gutter < 0) {
+			const char *q = p;
+
+			while (*q && *q != ' ')
+				q++;
+			while (*q == ' ')
+				q++;
+			gutter = (int)(q - p);
+		}
+		len = (int)strlen(p);
+		body = p + (len < gutter ? len : gutter);
+		l->op = p[0] != ' ';
+		if (l->op) {
+			char addr[128];
+
+			snprintf(addr, sizeof addr, "%.*s", (int)strcspn(p, " "),
+			    p);
+			l->naddr = dojo_address_parse(l->addr, addr);
+			if (l->naddr < 0) {
+				l->naddr = 0;
+				l->op = false;
+			}
+		}
+		l->text = strdup(body);
+		if (!l->text) {
+			free(text);
+			return dojo_error_set("out of memory");
+		}
+		l->cell[0] = 0;
+		l->ncells = 1;
+		for (col = 0; l->op && body[col]; col++)
+			if (body[col] == '|' && l->ncells <= DOJO_MAX_DEPTH) {
+				l->cell[l->ncells++] = col + 2;
+			}
+		n++;
+		ex->nlines = n;
+		if (last)
+			break;
+	}
+	free(text);
+	return 0;
+}
+
+int
+ex_cursor_path(struct explorer *ex, int *path)
+{
+	const struct ex_line *l;
+	int n;
+
+	if (ex->cur_line < 0 || ex->cur_line >= ex->nlines)
+		return 0;
+	l = &ex->lines[ex->cur_line];
+	if (!l->op)
+		return 0;
+	/* cell j names the scope of the first j + 1 parts; the last cell
+	 * the operation */
+	n = ex->cur_cell + 1 < l->naddr ? ex->cur_cell + 1 : l->naddr;
+	memcpy(path, l->addr, n * sizeof *path);
+	return n;
+}
+
+void
+ex_cursor_address(struct explorer *ex, char *out, size_t len)
+{
+	int path[DOJO_MAX_DEPTH], n = ex_cursor_path(ex, path), i;
+	size_t k = 0;
+
+	out[0] = '\0';
+	for (i = 0; i < n && k + 12 < len; i++)
+		k += snprintf(out + k, len - k, "%s%d", i ? "." : "", path[i]);
+}
+
+/* The measured speedup of the state "prog" leads to with "a". */
+static void
+move_score(struct explorer *ex, struct ex_move *m, const struct dojo_action *a)
+{
+	dojo_program *next = dojo_moves_apply_unchecked(ex->moves, a);
+	char state[41];
+	int i;
+
+	m->speedup = 0;
+	m->outcome[0] = '\0';
+	if (!next)
+		return;
+	dojo_program_id(state, next);
+	dojo_program_free(next);
+	for (i = 0; i < ex->nrows; i++) {
+		const struct dojo_session_entry *e = &ex->rows[i].e;
+
+		if (strcmp(e->state, state) != 0 || !e->m.measured)
+			continue;
+		if (strcmp(e->m.outcome, "ok") == 0)
+			m->speedup = e->m.speedup;
+		else
+			snprintf(m->outcome, sizeof m->outcome, "%s",
+			    e->m.outcome);
+		return;
+	}
+}
+
+struct collect {
+	struct explorer *ex;
+	bool legal;
+	int cap;
+};
+
+static int
+add_move(const struct dojo_action *a, void *payload)
+{
+	struct collect *c = payload;
+	struct explorer *ex = c->ex;
+	struct ex_move *m;
+	int i;
+
+	if (ex->nmv == c->cap) {
+		struct ex_move *p;
+
+		c->cap = c->cap ? 2 * c->cap : 64;
+		p = realloc(ex->mv, c->cap * sizeof *p);
+		if (!p)
+			return dojo_error_set("out of memory");
+		ex->mv = p;
+	}
+	m = &ex->mv[ex->nmv];
+	memset(m, 0, sizeof *m);
+	dojo_action_format(m->action, sizeof m->action, a);
+	if (ex->filter[0] && !strstr(m->action, ex->filter))
+		return 0;
+	if (!c->legal) {
+		/* a candidate: refused unless listed as legal already */
+		for (i = 0; i < ex->nlegal; i++)
+			if (strcmp(ex->mv[i].action, m->action) == 0)
+				return 0;
+		if (dojo_moves_check(ex->moves, a) == 0)
+			return 0;
+		snprintf(m->reason, sizeof m->reason, "%s", dojo_error_last());
+	} else {
+		move_score(ex, m, a);
+	}
+	ex->nmv++;
+	return 0;
+}
+
+void
+ex_rebuild_moves(struct explorer *ex)
+{
+	struct collect c = { ex, true, 0 };
+	int path[DOJO_MAX_DEPTH], n = ex_cursor_path(ex, path);
+	char keep[128];
+
+	snprintf(keep, sizeof keep, "%s", ex->mv_sel < ex->nmv ?
+	    ex->mv[ex->mv_sel].action : "");
+	free(ex->mv);
+	ex->mv = NULL;
+	ex->nmv = ex->nlegal = 0;
+	if (!ex->moves)
+		return;
+	if (ex->all_moves || n > 0)
+		dojo_moves_list(ex->moves, path, ex->all_moves ? 0 : n, add_move,
+		    &c);
+	ex->nlegal = ex->nmv;
+	c.legal = false;
+	if (!ex->all_moves && n > 0)
+		dojo_moves_candidates(ex->moves, path, n, add_move, &c);
+	ex->mv_sel = 0;
+	for (n = 0; keep[0] && n < ex->nmv; n++)
+		if (strcmp(ex->mv[n].action, keep) == 0)
+			ex->mv_sel = n;
+	if (ex->mv_sel < ex->mv_top)
+		ex->mv_top = ex->mv_sel;
+}
+
+/* Reload everything from the session's current state. */
+int
+ex_reload(struct explorer *ex)
+{
+	struct dojo_strbuf sb;
+	char best[41];
+	int i;
+
+	ex->prog = dojo_session_program(ex->session);
+	dojo_moves_free(ex->moves);
+	ex->moves = dojo_moves_new(ex->prog, ex->target);
+	free(ex->rows);
+	ex->rows = NULL;
+	ex->nrows = 0;
+	if (dojo_session_rows(ex->session, &ex->rows, &ex->nrows) < 0)
+		return -1;
+	memset(&ex->head, 0, sizeof ex->head);
+	ex->has_best = false;
+	for (i = 0; i < ex->nrows; i++)
+		if (ex->rows[i].e.current) {
+			ex->head = ex->rows[i].e;
+			ex->hist_sel = i;
+		}
+	if (dojo_session_best(ex->session, "c", best) == 0)
+		for (i = 0; i < ex->nrows; i++)
+			if (strcmp(ex->rows[i].e.commit, best) == 0) {
+				ex->best = ex->rows[i].e;
+				ex->has_best = true;
+			}
+	if (build_lines(ex) < 0)
+		return -1;
+	if (ex->cur_line >= ex->nlines || !ex->lines[ex->cur_line].op)
+		for (ex->cur_line = 0; ex->cur_line < ex->nlines - 1 &&
+		    !ex->lines[ex->cur_line].op; ex->cur_line++)
+			;
+	if (ex->nlines && ex->cur_cell >= ex->lines[ex->cur_line].ncells)
+		ex->cur_cell = ex->lines[ex->cur_line].ncells - 1;
+	free(ex->code);
+	ex->code = NULL;
+	dojo_strbuf_init(&sb);
+	if (dojo_c_emit(&sb, ex->prog) == 0)
+		ex->code = dojo_strbuf_detach(&sb);
+	else
+		ex->code = strdup(dojo_error_last());
+	dojo_strbuf_release(&sb);
+	ex_rebuild_moves(ex);
+	return 0;
+}
+
+/* Steps. */
+
+static void
+after_step(struct explorer *ex, const char *what,
+    const struct dojo_session_step *st)
+{
+	if (ex_reload(ex) < 0) {
+		ex_message(ex, true, "%s", dojo_error_last());
+		return;
+	}
+	if (st && st->existing)
+		ex_message(ex, false, "%s: reached before, at %.7s", what,
+		    st->commit);
+	else if (st && st->new_branch)
+		ex_message(ex, false, "%s: %.7s on the new branch %s", what,
+		    st->commit, st->branch);
+	else if (st)
+		ex_message(ex, false, "%s: %.7s%s%s", what, st->commit,
+		    st->seen[0] ? ", a state seen at " : "",
+		    st->seen[0] ? st->seen : "");
+	else
+		ex_message(ex, false, "%s: at %.7s %s", what, ex->head.commit,
+		    ex->head.parent[0] ? ex->head.action : "(start)");
+}
+
+static void
+apply_action(struct explorer *ex, const char *action)
+{
+	struct dojo_session_step st;
+
+	if (dojo_session_apply(ex->session, action, ex->target, &st) < 0) {
+		ex_message(ex, true, "%s", dojo_error_last());
+		return;
+	}
+	after_step(ex, action, &st);
+}
+
+static void
+history_move(struct explorer *ex, int (*fn)(dojo_session *), const char *what)
+{
+	if (fn(ex->session) < 0) {
+		ex_message(ex, true, "%s", dojo_error_last());
+		return;
+	}
+	after_step(ex, what, NULL);
+}
+
+/* Background measurements: a child process runs "perfdojo measure" on
+ * the current state and records it in the session; the explorer goes on
+ * and reads the result when the child ends. */
+
+void
+ex_measure(struct explorer *ex)
+{
+	char *text, exe[4096];
+	const char *tmpdir = getenv("TMPDIR");
+	int fd, pipefd[2];
+	ssize_t n;
+	pid_t pid;
+
+	if (ex->bg_pid > 0) {
+		ex_message(ex, true, "a measurement is running (of %.7s)",
+		    ex->bg_state);
+		return;
+	}
+	snprintf(ex->bg_file, sizeof ex->bg_file, "%s/perfdojo-XXXXXX.dojo",
+	    tmpdir && *tmpdir ? tmpdir : "/tmp");
+	fd = mkstemps(ex->bg_file, 5);
+	text = dojo_program_print(ex->prog, false);
+	if (fd < 0 || !text || write(fd, text, strlen(text)) !=
+	    (ssize_t)strlen(text)) {
+		ex_message(ex, true, "measure: %s: %s", ex->bg_file,
+		    strerror(errno));
+		free(text);
+		if (fd >= 0) {
+			close(fd);
+			unlink(ex->bg_file);
+		}
+		return;
+	}
+	free(text);
+	close(fd);
+	n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+	if (n < 0 || pipe2(pipefd, O_CLOEXEC) < 0) {
+		ex_message(ex, true, "measure: %s", strerror(errno));
+		unlink(ex->bg_file);
+		return;
+	}
+	exe[n] = '\0';
+	pid = fork();
+	if (pid < 0) {
+		ex_message(ex, true, "measure: %s", strerror(errno));
+		close(pipefd[0]);
+		close(pipefd[1]);
+		unlink(ex->bg_file);
+		return;
+	}
+	if (pid == 0) {
+		int null = open("/dev/null", O_RDONLY);
+
+		dup2(null, 0);
+		dup2(pipefd[1], 1);
+		dup2(pipefd[1], 2);
+		execl(exe, "perfdojo", "measure", ex->bg_file, "--session",
+		    dojo_session_dir(ex->session), (char *)NULL);
+		_exit(127);
+	}
+	close(pipefd[1]);
+	fcntl(pipefd[0], F_SETFL, O_NONBLOCK);
+	ex->bg_pid = pid;
+	ex->bg_fd = pipefd[0];
+	ex->bg_len = 0;
+	ex->bg_out[0] = '\0';
+	memcpy(ex->bg_state, ex->head.commit, sizeof ex->bg_state);
+	ex_message(ex, false, "measuring %.7s in the background", ex->head.commit);
+}
+
+/* Read what the measuring child wrote; when it has ended, take its
+ * result.  Whether it is still running. */
+static bool
+poll_measure(struct explorer *ex)
+{
+	ssize_t n;
+	int status;
+	char *last;
+
+	if (ex->bg_pid <= 0)
+		return false;
+	while (ex->bg_len < sizeof ex->bg_out - 1 &&
+	    (n = read(ex->bg_fd, ex->bg_out + ex->bg_len,
+	    sizeof ex->bg_out - 1 - ex->bg_len)) > 0)
+		ex->bg_len += n;
+	ex->bg_out[ex->bg_len] = '\0';
+	if (waitpid(ex->bg_pid, &status, WNOHANG) != ex->bg_pid)
+		return true;
+	close(ex->bg_fd);
+	unlink(ex->bg_file);
+	ex->bg_pid = 0;
+	/* the last non-empty line says what happened */
+	while (ex->bg_len > 0 && ex->bg_out[ex->bg_len - 1] == '\n')
+		ex->bg_out[--ex->bg_len] = '\0';
+	last = strrchr(ex->bg_out, '\n');
+	last = last ? last + 1 : ex->bg_out;
+	if (strncmp(last, ex->bg_file, strlen(ex->bg_file)) == 0)
+		last += strlen(ex->bg_file);
+	if (strncmp(last, ": ", 2) == 0)
+		last += 2;
+	if (ex_reload(ex) < 0)
+		ex_message(ex, true, "%s", dojo_error_last());
+	else
+		ex_message(ex, !WIFEXITED(status) || WEXITSTATUS(status) != 0,
+		    "measured %.7s: %s", ex->bg_state, last);
+	return false;
+}
+
+void
+ex_format_time(char *out, size_t len, double ns)
+{
+	if (ns < 1e3)
+		snprintf(out, len, "%.3g ns", ns);
+	else if (ns < 1e6)
+		snprintf(out, len, "%.3g us", ns / 1e3);
+	else if (ns < 1e9)
+		snprintf(out, len, "%.3g ms", ns / 1e6);
+	else
+		snprintf(out, len, "%.3g s", ns / 1e9);
+}
+
+/* The ':' commands. */
+
+struct ex_command {
+	const char *name;
+	const char *args;
+	const char *help;
+	void (*run)(struct explorer *ex, const char *args);
+};
+
+static void
+show_output(struct explorer *ex, const char *title, char *text)
+{
+	free(ex->output);
+	ex->output = text;
+	snprintf(ex->output_title, sizeof ex->output_title, "%s", title);
+	ex->code_top = 0;
+}
+
+static void
+cmd_apply(struct explorer *ex, const char *args)
+{
+	if (!*args) {
+		if (ex->mv_sel < ex->nlegal)
+			apply_action(ex, ex->mv[ex->mv_sel].action);
+		else
+			ex_message(ex, true, "apply: which move? (apply ACTION)");
+		return;
+	}
+	apply_action(ex, args);
+}
+
+static void
+cmd_measure(struct explorer *ex, const char *args)
+{
+	ex_measure(ex);
+}
+
+static void
+cmd_undo(struct explorer *ex, const char *args)
+{
+	history_move(ex, dojo_session_undo, "undo");
+}
+
+static void
+cmd_redo(struct explorer *ex, const char *args)
+{
+	history_move(ex, dojo_session_redo, "redo");
+}
+
+static void
+cmd_checkout(struct explorer *ex, const char *args)
+{
+	if (!*args) {
+		ex_message(ex, true, "checkout: which state? (checkout REV)");
+		return;
+	}
+	if (dojo_session_jump(ex->session, args) < 0) {
+		ex_message(ex, true, "%s", dojo_error_last());
+		return;
+	}
+	after_step(ex, "checkout", NULL);
+}
+
+static void
+cmd_branch(struct explorer *ex, const char *args)
+{
+	if (!*args) {
+		ex_message(ex, false, "on branch %s",
+		    dojo_session_branch(ex->session)[0] ?
+		    dojo_session_branch(ex->session) : "(none)");
+		return;
+	}
+	if (dojo_session_branch_create(ex->session, args) < 0) {
+		ex_message(ex, true, "%s", dojo_error_last());
+		return;
+	}
+	after_step(ex, "branch", NULL);
+	ex_message(ex, false, "on the new branch %s", args);
+}
+
+static void
+cmd_log(struct explorer *ex, const char *args)
+{
+	struct dojo_strbuf sb;
+	int i;
+
+	dojo_strbuf_init(&sb);
+	for (i = 0; i < ex->nrows; i++) {
+		const struct dojo_session_entry *e = &ex->rows[i].e;
+
+		dojo_strbuf_printf(&sb, "%.7s %s%s", e->commit,
+		    e->parent[0] ? e->action : "(start)",
+		    e->current ? "  <- current" : "");
+		if (e->m.measured && e->m.speedup > 0)
+			dojo_strbuf_printf(&sb, "  %.3gx", e->m.speedup);
+		dojo_strbuf_puts(&sb, "\n");
+	}
+	show_output(ex, "log", dojo_strbuf_detach(&sb));
+	ex->focus = PANE_HISTORY;
+}
+
+static void
+cmd_emit(struct explorer *ex, const char *args)
+{
+	free(ex->output);
+	ex->output = NULL;
+	ex->code_top = 0;
+	ex->focus = PANE_CODE;
+}
+
+static void
+cmd_write(struct explorer *ex, const char *args)
+{
+	char *text;
+	FILE *f;
+
+	if (!*args) {
+		ex_message(ex, true, "write: where? (write FILE)");
+		return;
+	}
+	text = dojo_program_print(ex->prog, false);
+	f = fopen(args, "w");
+	if (!f || !text || fputs(text, f) < 0) {
+		ex_message(ex, true, "%s: %s", args, strerror(errno));
+	} else {
+		ex_message(ex, false, "wrote %s", args);
+	}
+	if (f)
+		fclose(f);
+	free(text);
+}
+
+static void
+cmd_help(struct explorer *ex, const char *args)
+{
+	ex->help = true;
+}
+
+static void
+cmd_quit(struct explorer *ex, const char *args)
+{
+	ex->quit = true;
+}
+
+static const struct ex_command commands[] = {
+	{ "apply", "ACTION", "take a move (the selected one if none given)",
+	    cmd_apply },
+	{ "measure", "", "measure the current state in the background",
+	    cmd_measure },
+	{ "undo", "", "go back to the parent state", cmd_undo },
+	{ "redo", "", "go forward towards the branch's tip", cmd_redo },
+	{ "checkout", "REV", "go to a state: commit, branch, tag, HEAD~N",
+	    cmd_checkout },
+	{ "branch", "[NAME]", "start a branch here (or name the current one)",
+	    cmd_branch },
+	{ "log", "", "list the session's states in the output pane",
+	    cmd_log },
+	{ "emit", "", "show the generated C code", cmd_emit },
+	{ "write", "FILE", "write the current kernel to FILE", cmd_write },
+	{ "help", "", "the keys and commands", cmd_help },
+	{ "quit", "", "leave (every step is already in the session)",
+	    cmd_quit },
+};
+#define N_COMMANDS ((int)(sizeof commands / sizeof *commands))
+
+int
+ex_n_commands(void)
+{
+	return N_COMMANDS;
+}
+
+const char *
+ex_command_name(int i)
+{
+	return commands[i].name;
+}
+
+const char *
+ex_command_help(int i)
+{
+	static char buf[160];
+
+	snprintf(buf, sizeof buf, "%s %s", commands[i].name, commands[i].args);
+	snprintf(buf + strlen(buf), sizeof buf - strlen(buf), "%*s%s",
+	    (int)(20 - strlen(buf) > 0 ? 20 - strlen(buf) : 1), "",
+	    commands[i].help);
+	return buf;
+}
+
+int
+ex_command(struct explorer *ex, const char *line)
+{
+	char name[32];
+	const char *args;
+	size_t n;
+	int i, found = -1;
+
+	while (*line == ' ' || *line == ':')
+		line++;
+	n = strcspn(line, " ");
+	if (n == 0)
+		return 0;
+	snprintf(name, sizeof name, "%.*s", (int)n, line);
+	for (args = line + n; *args == ' '; args++)
+		;
+	for (i = 0; i < N_COMMANDS; i++) {
+		if (strcmp(commands[i].name, name) == 0) {
+			found = i;
+			break;
+		}
+		/* a unique prefix will do: ":q", ":m" */
+		if (strncmp(commands[i].name, name, strlen(name)) == 0)
+			found = found == -1 ? i : -2;
+	}
+	if (found < 0) {
+		ex_message(ex, true, "%s command '%s' (:help lists them)",
+		    found == -2 ? "ambiguous" : "unknown", name);
+		return -1;
+	}
+	{
+		char copy[512];
+
+		snprintf(copy, sizeof copy, "%s", args);
+		n = strlen(copy);
+		while (n > 0 && copy[n - 1] == ' ')
+			copy[--n] = '\0';
+		commands[found].run(ex, copy);
+	}
+	return 0;
+}
+
+/* The keys. */
+
+static int
+clamp(int v, int lo, int hi)
+{
+	return v < lo ? lo : v > hi ? hi : v;
+}
+
+/* Move the cursor "dy" operation lines and "dx" cells. */
+static void
+cursor_move(struct explorer *ex, int dy, int dx)
+{
+	int l = ex->cur_line;
+
+	while (dy != 0) {
+		int step = dy > 0 ? 1 : -1, k = l + step;
+
+		while (k >= 0 && k < ex->nlines && !ex->lines[k].op)
+			k += step;
+		if (k < 0 || k >= ex->nlines)
+			break;
+		l = k;
+		dy -= step;
+	}
+	ex->cur_line = l;
+	if (ex->nlines)
+		ex->cur_cell = clamp(ex->cur_cell + dx, 0,
+		    ex->lines[l].ncells - 1);
+	ex_rebuild_moves(ex);
+}
+
+static void
+select_move(struct explorer *ex, int d)
+{
+	if (ex->nmv == 0)
+		return;
+	ex->mv_sel = clamp(ex->mv_sel + d, 0, ex->nmv - 1);
+	if (ex->mv_sel >= ex->nlegal)
+		ex_message(ex, false, "refused: %s", ex->mv[ex->mv_sel].reason);
+}
+
+static void
+key_up_down(struct explorer *ex, int d)
+{
+	switch (ex->focus) {
+	case PANE_PROGRAM:
+		cursor_move(ex, d, 0);
+		break;
+	case PANE_MOVES:
+		select_move(ex, d);
+		break;
+	case PANE_HISTORY:
+		if (ex->nrows)
+			ex->hist_sel = clamp(ex->hist_sel + d, 0, ex->nrows - 1);
+		break;
+	default:
+		ex->code_top = ex->code_top + d < 0 ? 0 : ex->code_top + d;
+		break;
+	}
+}
+
+static void
+key_enter(struct explorer *ex)
+{
+	if (ex->focus == PANE_HISTORY) {
+		if (ex->hist_sel < ex->nrows)
+			cmd_checkout(ex, ex->rows[ex->hist_sel].e.commit);
+		return;
+	}
+	if (ex->mv_sel < ex->nlegal)
+		apply_action(ex, ex->mv[ex->mv_sel].action);
+	else if (ex->mv_sel < ex->nmv)
+		ex_message(ex, true, "%s", ex->mv[ex->mv_sel].reason);
+	else
+		ex_message(ex, true, "no legal move here");
+}
+
+static const char key_help[] =
+    "Keys\n"
+    "  arrows, h j k l   move the cursor in the program (or in the pane "
+    "in focus)\n"
+    "  J K, PgUp PgDn    select a move\n"
+    "  Enter             take the selected move (history pane: go to that "
+    "state)\n"
+    "  Tab, S-Tab        the next, the previous pane\n"
+    "  m                 measure the current state (in the background)\n"
+    "  u  r              undo, redo\n"
+    "  b                 start a branch (:branch NAME)\n"
+    "  a                 every legal move, or only those at the cursor\n"
+    "  /                 search the moves (Esc clears)\n"
+    "  c                 the generated code in the lower pane\n"
+    "  :                 a command (Tab completes, Up/Down history)\n"
+    "  ?                 this help;  q  quit\n"
+    "  mouse             a click selects a node, a move, a state; a double "
+    "click\n"
+    "                    takes the move or goes to the state\n";
+
+const char *
+ex_key_help(void)
+{
+	return key_help;
+}
+
+static void
+handle_mouse(struct explorer *ex)
+{
+	MEVENT ev;
+	struct ex_rect *r;
+	bool dbl;
+
+	if (getmouse(&ev) != OK)
+		return;
+	dbl = ev.bstate & BUTTON1_DOUBLE_CLICKED;
+	if (!(ev.bstate & (BUTTON1_CLICKED | BUTTON1_PRESSED |
+	    BUTTON1_DOUBLE_CLICKED)))
+		return;
+	r = &ex->r_prog;
+	if (ev.y > r->y && ev.y < r->y + r->h - 1 && ev.x > r->x &&
+	    ev.x < r->x + r->w - 1) {
+		int l = ex->prog_top + ev.y - r->y - 1, c, col;
+
+		ex->focus = PANE_PROGRAM;
+		if (l < 0 || l >= ex->nlines || !ex->lines[l].op)
+			return;
+		ex->cur_line = l;
+		col = ev.x - r->x - 1 - EX_GUTTER;
+		for (c = 0; c + 1 < ex->lines[l].ncells &&
+		    col >= ex->lines[l].cell[c + 1]; c++)
+			;
+		ex->cur_cell = c;
+		ex_rebuild_moves(ex);
+		return;
+	}
+	r = &ex->r_moves;
+	if (ev.y > r->y && ev.y < r->y + r->h - 1 && ev.x > r->x &&
+	    ev.x < r->x + r->w) {
+		int i = ex->mv_top + ev.y - r->y - 1;
+
+		ex->focus = PANE_MOVES;
+		/* a line separates the refused moves */
+		if (i > ex->nlegal)
+			i--;
+		if (i >= 0 && i < ex->nmv) {
+			ex->mv_sel = i;
+			select_move(ex, 0);
+			if (dbl)
+				key_enter(ex);
+		}
+		return;
+	}
+	r = &ex->r_hist;
+	if (ev.y > r->y && ev.y < r->y + r->h - 1 && ev.x > r->x &&
+	    ev.x < r->x + r->w) {
+		int i = ex->hist_top + ev.y - r->y - 1;
+
+		ex->focus = PANE_HISTORY;
+		if (i >= 0 && i < ex->nrows) {
+			ex->hist_sel = i;
+			if (dbl)
+				key_enter(ex);
+		}
+	}
+}
+
+/* One key outside the prompt. */
+static void
+handle_key(struct explorer *ex, int key, bool code)
+{
+	if (ex->help) {
+		ex->help = false;
+		if (!code && key == 'q')
+			return;
+	}
+	if (code) {
+		switch (key) {
+		case KEY_UP:
+			key_up_down(ex, -1);
+			break;
+		case KEY_DOWN:
+			key_up_down(ex, 1);
+			break;
+		case KEY_LEFT:
+			if (ex->focus == PANE_PROGRAM)
+				cursor_move(ex, 0, -1);
+			break;
+		case KEY_RIGHT:
+			if (ex->focus == PANE_PROGRAM)
+				cursor_move(ex, 0, 1);
+			break;
+		case KEY_PPAGE:
+			select_move(ex, -5);
+			break;
+		case KEY_NPAGE:
+			select_move(ex, 5);
+			break;
+		case KEY_ENTER:
+			key_enter(ex);
+			break;
+		case KEY_BTAB:
+			ex->focus = (ex->focus + N_PANES - 1) % N_PANES;
+			break;
+		case KEY_RESIZE:
+			ex_layout(ex);
+			break;
+		case KEY_MOUSE:
+			handle_mouse(ex);
+			break;
+		}
+		return;
+	}
+	switch (key) {
+	case 'k':
+		key_up_down(ex, -1);
+		break;
+	case 'j':
+		key_up_down(ex, 1);
+		break;
+	case 'h':
+		if (ex->focus == PANE_PROGRAM)
+			cursor_move(ex, 0, -1);
+		break;
+	case 'l':
+		if (ex->focus == PANE_PROGRAM)
+			cursor_move(ex, 0, 1);
+		break;
+	case 'K':
+		select_move(ex, -1);
+		break;
+	case 'J':
+		select_move(ex, 1);
+		break;
+	case '\n':
+	case '\r':
+		key_enter(ex);
+		break;
+	case '\t':
+		ex->focus = (ex->focus + 1) % N_PANES;
+		break;
+	case 'm':
+		ex_measure(ex);
+		break;
+	case 'u':
+		cmd_undo(ex, "");
+		break;
+	case 'r':
+		cmd_redo(ex, "");
+		break;
+	case 'b':
+		ex_prompt_start(ex, ':', "branch ");
+		break;
+	case 'a':
+		ex->all_moves = !ex->all_moves;
+		ex_rebuild_moves(ex);
+		ex_message(ex, false, ex->all_moves ? "every legal move" :
+		    "the moves at the cursor");
+		break;
+	case 'c':
+		cmd_emit(ex, "");
+		break;
+	case '/':
+		ex_prompt_start(ex, '/', ex->filter);
+		break;
+	case 27:
+		if (ex->filter[0]) {
+			ex->filter[0] = '\0';
+			ex_rebuild_moves(ex);
+		}
+		break;
+	case ':':
+		ex_prompt_start(ex, ':', "");
+		break;
+	case '?':
+		ex->help = true;
+		break;
+	case 'q':
+		ex->quit = true;
+		break;
+	case 12:	/* C-l */
+		clearok(curscr, TRUE);
+		break;
+	}
+}
+
+/* Input: the terminal, or a script of keys (headless). */
+
+struct script {
+	FILE *f;
+	const char *path;
+	int line;
+	/* keys still to deliver from the current line */
+	int keys[512];
+	bool codes[512];
+	int nkeys, next;
+};
+
+static const struct {
+	const char *name;
+	int key;
+	bool code;
+} key_names[] = {
+	{ "Enter", '\n', false }, { "Tab", '\t', false },
+	{ "Esc", 27, false }, { "Space", ' ', false },
+	{ "BSpace", KEY_BACKSPACE, true }, { "Up", KEY_UP, true },
+	{ "Down", KEY_DOWN, true }, { "Left", KEY_LEFT, true },
+	{ "Right", KEY_RIGHT, true }, { "PgUp", KEY_PPAGE, true },
+	{ "PgDn", KEY_NPAGE, true }, { "Home", KEY_HOME, true },
+	{ "End", KEY_END, true }, { "BTab", KEY_BTAB, true },
+	{ "C-c", 3, false }, { "C-l", 12, false },
+};
+
+static void
+script_error(struct script *sc, struct explorer *ex, const char *what)
+{
+	endwin();
+	fprintf(stderr, "perfdojo: %s:%d: %s\n", sc->path, sc->line, what);
+	ex->quit = true;
+	ex->script_failed = true;
+}
+
+/* Wait (a few minutes at most) for the background measurement. */
+static void
+wait_measure(struct explorer *ex)
+{
+	time_t end = time(NULL) + 300;
+
+	while (poll_measure(ex) && time(NULL) < end)
+		usleep(20000);
+}
+
+/* The next line of the script into keys, running the commands that are
+ * not keys.  -1 at the end. */
+static int
+script_next(struct script *sc, struct explorer *ex)
+{
+	char buf[1024], *arg;
+	size_t i;
+
+	while (fgets(buf, sizeof buf, sc->f)) {
+		sc->line++;
+		buf[strcspn(buf, "\n")] = '\0';
+		arg = strchr(buf, ' ');
+		if (arg)
+			*arg++ = '\0';
+		else
+			arg = buf + strlen(buf);
+		sc->nkeys = sc->next = 0;
+		if (buf[0] == '#' || buf[0] == '\0')
+			continue;
+		if (strcmp(buf, "type") == 0) {
+			for (i = 0; arg[i] && sc->nkeys < 512; i++) {
+				sc->codes[sc->nkeys] = false;
+				sc->keys[sc->nkeys++] = (unsigned char)arg[i];
+			}
+			return 0;
+		}
+		if (strcmp(buf, "key") == 0) {
+			for (i = 0; i < sizeof key_names / sizeof *key_names; i++)
+				if (strcmp(arg, key_names[i].name) == 0) {
+					sc->keys[0] = key_names[i].key;
+					sc->codes[0] = key_names[i].code;
+					sc->nkeys = 1;
+					return 0;
+				}
+			if (strlen(arg) == 1) {
+				sc->keys[0] = (unsigned char)arg[0];
+				sc->codes[0] = false;
+				sc->nkeys = 1;
+				return 0;
+			}
+			script_error(sc, ex, "unknown key name");
+			return -1;
+		}
+		if (strcmp(buf, "dump") == 0) {
+			ex_draw(ex);
+			if (ex_dump(ex, arg) < 0) {
+				script_error(sc, ex, dojo_error_last());
+				return -1;
+			}
+			continue;
+		}
+		if (strcmp(buf, "wait") == 0) {
+			wait_measure(ex);
+			continue;
+		}
+		if (strcmp(buf, "resize") == 0) {
+			int w, h;
+
+			if (sscanf(arg, "%d %d", &w, &h) != 2 || w < 1 || h < 1) {
+				script_error(sc, ex, "resize needs WIDTH HEIGHT");
+				return -1;
+			}
+			resize_term(h, w);
+			sc->keys[0] = KEY_RESIZE;
+			sc->codes[0] = true;
+			sc->nkeys = 1;
+			return 0;
+		}
+		script_error(sc, ex, "unknown script command (type, key, dump, "
+		    "wait, resize)");
+		return -1;
+	}
+	return -1;
+}
+
+/* The next key: from the script, or from the terminal (waiting at most a
+ * tenth of a second).  0 when there is none yet, -1 at the script's end. */
+static int
+next_key(struct explorer *ex, struct script *sc, int *key, bool *code)
+{
+	wint_t wc;
+	int r;
+
+	if (sc) {
+		if (sc->next >= sc->nkeys && script_next(sc, ex) < 0)
+			return -1;
+		*key = sc->keys[sc->next];
+		*code = sc->codes[sc->next++];
+		return 1;
+	}
+	r = get_wch(&wc);
+	if (r == ERR)
+		return 0;
+	*key = (int)wc;
+	*code = r == KEY_CODE_YES;
+	return 1;
+}
+
+static void
+on_signal(int sig)
+{
+	got_signal = sig;
+}
+
+/* Open the session of the kernel: created on the first run; on later
+ * runs where it was left. */
+static dojo_session *
+open_session(const struct dojo_explore_options *opt, char *dir, size_t len)
+{
+	dojo_program *prog;
+	dojo_session *s;
+	char state[41], commit[41];
+
+	if (opt->session)
+		snprintf(dir, len, "%s", opt->session);
+	else
+		dojo_session_default_dir(dir, len, opt->file);
+	prog = dojo_program_read_file(opt->file);
+	if (!prog)
+		return NULL;
+	if (access(dir, F_OK) != 0) {
+		s = dojo_session_create(dir, prog, opt->file);
+		dojo_program_free(prog);
+		return s;
+	}
+	s = dojo_session_open(dir);
+	if (s) {
+		dojo_program_id(state, prog);
+		if (dojo_session_find_state(s, state, commit) < 0 ||
+		    !commit[0]) {
+			dojo_error_set("%s: its state %.7s is not in the session "
+			    "%s (the kernel changed? give --session NEW)",
+			    opt->file, state, dir);
+			dojo_session_free(s);
+			s = NULL;
+		}
+	}
+	dojo_program_free(prog);
+	return s;
+}
+
+static void
+explorer_release(struct explorer *ex)
+{
+	if (ex->bg_pid > 0) {
+		kill(ex->bg_pid, SIGTERM);
+		waitpid(ex->bg_pid, NULL, 0);
+		close(ex->bg_fd);
+		unlink(ex->bg_file);
+	}
+	free_lines(ex);
+	free(ex->mv);
+	free(ex->rows);
+	free(ex->code);
+	free(ex->output);
+	dojo_moves_free(ex->moves);
+	dojo_session_free(ex->session);
+}
+
+int
+dojo_explore(const struct dojo_explore_options *opt)
+{
+	struct explorer ex;
+	struct script sc, *scp = NULL;
+	SCREEN *screen = NULL;
+	FILE *null_out = NULL, *null_in = NULL;
+	char dir[4096];
+	int key, r, rc = 0;
+	bool code;
+
+	memset(&ex, 0, sizeof ex);
+	ex.opt = opt;
+	ex.target = opt->target ? opt->target : "c";
+	ex.bg_fd = -1;
+	setlocale(LC_ALL, "");
+	ex.session = open_session(opt, dir, sizeof dir);
+	if (!ex.session) {
+		fprintf(stderr, "perfdojo: %s\n", dojo_error_last());
+		return 1;
+	}
+	snprintf(ex.start_file, sizeof ex.start_file, "%s", opt->file);
+	if (ex_reload(&ex) < 0) {
+		fprintf(stderr, "perfdojo: %s\n", dojo_error_last());
+		explorer_release(&ex);
+		return 1;
+	}
+	if (opt->keys) {
+		memset(&sc, 0, sizeof sc);
+		sc.path = opt->keys;
+		sc.f = fopen(opt->keys, "r");
+		if (!sc.f) {
+			fprintf(stderr, "perfdojo: %s: %s\n", opt->keys,
+			    strerror(errno));
+			explorer_release(&ex);
+			return 1;
+		}
+		scp = &sc;
+		ex.headless = true;
+	}
+	ex.utf8 = strcmp(nl_langinfo(CODESET), "UTF-8") == 0;
+	if (ex.headless) {
+		null_out = fopen("/dev/null", "w");
+		null_in = fopen("/dev/null", "r");
+		screen = newterm(getenv("TERM") && *getenv("TERM") &&
+		    strcmp(getenv("TERM"), "dumb") ? getenv("TERM") : "xterm",
+		    null_out, null_in);
+		if (!screen)
+			screen = newterm("xterm", null_out, null_in);
+		if (!screen) {
+			fprintf(stderr, "perfdojo: no terminal description for "
+			    "the headless screen\n");
+			explorer_release(&ex);
+			return 1;
+		}
+		resize_term(opt->height > 0 ? opt->height : 24,
+		    opt->width > 0 ? opt->width : 80);
+	} else {
+		if (!isatty(0) || !isatty(1)) {
+			fprintf(stderr, "perfdojo: explore needs a terminal "
+			    "(or --keys SCRIPT for a headless run)\n");
+			explorer_release(&ex);
+			return 1;
+		}
+		initscr();
+	}
+	signal(SIGTERM, on_signal);
+	signal(SIGHUP, on_signal);
+	signal(SIGINT, on_signal);
+	signal(SIGPIPE, SIG_IGN);
+	raw();
+	noecho();
+	nonl();
+	keypad(stdscr, TRUE);
+	set_escdelay(25);
+	timeout(100);
+	curs_set(0);
+	mousemask(BUTTON1_CLICKED | BUTTON1_PRESSED | BUTTON1_DOUBLE_CLICKED,
+	    NULL);
+	mouseinterval(200);
+	ex.color = has_colors() && !getenv("NO_COLOR");
+	if (ex.color) {
+		start_color();
+		use_default_colors();
+	}
+	ex_prompt_init(&ex);
+	ex_layout(&ex);
+	ex_message(&ex, false, "%s: %s at %.7s   ? for help, : for commands",
+	    opt->file, dir, ex.head.commit);
+	while (!ex.quit && !got_signal) {
+		if (!scp)
+			ex_draw(&ex);
+		r = next_key(&ex, scp, &key, &code);
+		poll_measure(&ex);
+		if (r < 0)
+			break;
+		if (r == 0)
+			continue;
+		if (!code && key == '\r')
+			key = '\n';
+		if (ex.prompting)
+			ex_prompt_key(&ex, key, code);
+		else
+			handle_key(&ex, key, code);
+	}
+	ex_prompt_end();
+	endwin();
+	if (screen)
+		delscreen(screen);
+	if (null_out)
+		fclose(null_out);
+	if (null_in)
+		fclose(null_in);
+	if (scp) {
+		fclose(scp->f);
+		rc = ex.script_failed ? 1 : 0;
+	}
+	explorer_release(&ex);
+	return rc;
+}

@@ -1,0 +1,148 @@
+/* explore.h: the terminal explorer (ncurses + readline), shared between
+ * the files of ui/ */
+#ifndef DOJO_UI_EXPLORE_H
+#define DOJO_UI_EXPLORE_H
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#include "ir/program.h"
+#include "ir/transform.h"
+#include "src/session.h"
+
+struct dojo_explore_options {
+	const char *file;		/* the kernel */
+	const char *session;		/* NULL: FILE.session */
+	const char *target;		/* "c" (default) or "cuda" */
+	const char *keys;		/* headless: a script of keys */
+	int width, height;		/* headless screen size */
+};
+
+/* Run the explorer; an exit status. */
+int dojo_explore(const struct dojo_explore_options *opt);
+
+/* Everything below is private to ui/. */
+
+/* A line of the program pane: a declaration or an operation with the
+ * scopes around it as cells. */
+struct ex_line {
+	char *text;			/* the line without the address gutter */
+	bool op;
+	int addr[DOJO_MAX_DEPTH];	/* the operation's address */
+	int naddr;
+	int cell[DOJO_MAX_DEPTH + 1];	/* column where each cell starts
+					   (the last one: the operation) */
+	int ncells;			/* scopes + 1 */
+};
+
+/* A move in the moves pane. */
+struct ex_move {
+	char action[128];
+	char reason[384];		/* "" when legal */
+	double speedup;			/* of the state it leads to, 0: not
+					   measured */
+	char outcome[32];		/* when measured and not ok */
+};
+
+/* The width of the program pane's address gutter. */
+#define EX_GUTTER 12
+
+enum ex_pane { PANE_PROGRAM, PANE_MOVES, PANE_HISTORY, PANE_CODE, N_PANES };
+
+struct ex_rect {
+	int y, x, h, w;
+};
+
+struct explorer {
+	const struct dojo_explore_options *opt;
+	const char *target;
+	dojo_session *session;
+	dojo_program *prog;		/* the session's current state */
+	dojo_moves *moves;
+	char start_file[4096];
+
+	/* the program pane: lines, the cursor (line, cell), scrolling */
+	struct ex_line *lines;
+	int nlines, cur_line, cur_cell, prog_top;
+
+	/* the moves pane */
+	struct ex_move *mv;
+	int nmv, nlegal, mv_sel, mv_top;
+	bool all_moves;			/* every legal move, not only at the
+					   cursor */
+	char filter[64];		/* '/' search */
+
+	/* the history pane */
+	struct dojo_session_row *rows;
+	int nrows, hist_sel, hist_top;
+	struct dojo_session_entry head, best;
+	bool has_best;
+
+	/* the code pane: the generated code, or a command's output */
+	char *code;
+	char *output;			/* when set, shown instead of code */
+	char output_title[64];
+	int code_top;
+
+	enum ex_pane focus;
+	bool help;			/* the key overlay */
+	bool quit;
+
+	/* the message line */
+	char message[512];
+	bool message_error;
+
+	/* the ':' or '/' prompt */
+	bool prompting;
+	char prompt_kind;		/* ':' or '/' */
+
+	/* a measurement in the background */
+	pid_t bg_pid;
+	int bg_fd;
+	char bg_file[256];
+	char bg_out[2048];
+	size_t bg_len;
+	char bg_state[41];
+
+	/* the screen */
+	bool color, utf8, headless;
+	struct ex_rect r_prog, r_moves, r_hist, r_code, r_chart;
+	int status_row, cmd_row;
+	bool too_small;
+	bool script_failed;
+};
+
+/* explore.c */
+void ex_message(struct explorer *ex, bool error, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+int ex_reload(struct explorer *ex);
+void ex_rebuild_moves(struct explorer *ex);
+int ex_command(struct explorer *ex, const char *line);
+void ex_measure(struct explorer *ex);
+/* The command names and their one-line help, for completion and help. */
+int ex_n_commands(void);
+const char *ex_command_name(int i);
+const char *ex_command_help(int i);
+/* The node under the cursor as an address ("0.1"), and its parts. */
+void ex_cursor_address(struct explorer *ex, char *out, size_t len);
+int ex_cursor_path(struct explorer *ex, int *path);
+
+/* A time in nanoseconds with a unit that suits it: "812 ns", "1.24 ms". */
+void ex_format_time(char *out, size_t len, double ns);
+
+/* draw.c */
+void ex_layout(struct explorer *ex);
+void ex_draw(struct explorer *ex);
+int ex_dump(struct explorer *ex, const char *path);
+const char *ex_key_help(void);
+
+/* prompt.c: readline on the last line */
+void ex_prompt_init(struct explorer *ex);
+void ex_prompt_start(struct explorer *ex, char kind, const char *initial);
+/* Feed one key (a character, or a curses KEY_ code when "code"). */
+void ex_prompt_key(struct explorer *ex, int key, bool code);
+void ex_prompt_draw(struct explorer *ex);
+void ex_prompt_end(void);
+
+#endif

@@ -589,7 +589,7 @@ format_measurement(struct dojo_strbuf *sb,
 		    "ci_high_ns: %.1f\n", m->median_ns, m->ci_low_ns,
 		    m->ci_high_ns);
 	if (m->speedup > 0)
-		dojo_strbuf_printf(sb, "speedup: %.4f\n", m->speedup);
+		dojo_strbuf_printf(sb, "speedup: %.6g\n", m->speedup);
 	dojo_strbuf_printf(sb, "when: %s\n", m->when);
 }
 
@@ -728,7 +728,7 @@ commit_message(struct dojo_strbuf *sb, const char *subject,
 		dojo_strbuf_printf(sb, "Action: %s\n", action);
 	if (m && m->measured) {
 		if (m->speedup > 0)
-			dojo_strbuf_printf(sb, "Speedup: %.3f\n", m->speedup);
+			dojo_strbuf_printf(sb, "Speedup: %.4g\n", m->speedup);
 		else if (strcmp(m->outcome, "ok") != 0)
 			dojo_strbuf_printf(sb, "Outcome: %s\n", m->outcome);
 		dojo_strbuf_printf(sb, "Target: %s\n", m->target);

@@ -151,7 +151,19 @@ ex_layout(struct explorer *ex)
 	ex->status_row = H - 2;
 	ex->cmd_row = H - 1;
 	body = H - 2;
+	/* the program pane as wide as its longest line, within limits */
 	lw = W * 3 / 5;
+	{
+		int i, longest = 0;
+
+		for (i = 0; i < ex->nlines; i++)
+			if ((int)strlen(ex->lines[i].text) > longest)
+				longest = (int)strlen(ex->lines[i].text);
+		if (longest + EX_GUTTER + 2 > lw)
+			lw = longest + EX_GUTTER + 2;
+		if (lw > W - 34)
+			lw = W - 34 > W * 3 / 5 ? W - 34 : W * 3 / 5;
+	}
 	top = body * 5 / 8;
 	ex->r_prog = (struct ex_rect){ 0, 0, top, lw };
 	ex->r_code = (struct ex_rect){ top, 0, body - top, lw };
@@ -160,6 +172,31 @@ ex_layout(struct explorer *ex)
 	ex->r_chart = (struct ex_rect){ body - 4, lw, 4, W - lw };
 	ex->r_hist = (struct ex_rect){ mid, lw, body - 4 - mid, W - lw };
 	clear();
+}
+
+/* The text of line "l" from column ex->prog_left on, in "w" columns,
+ * highlighted from cell "hl" (-1: none); '>' marks a cut line. */
+static void
+draw_text(struct explorer *ex, int y, int x, int w, const struct ex_line *l,
+    int hl, bool cursor)
+{
+	int left = ex->prog_left, len = (int)strlen(l->text), c;
+	char head[512];
+
+	if (!l->op)
+		left = 0;
+	if (left > len)
+		left = len;
+	c = hl < 0 ? len : l->cell[hl];
+	if (c < left)
+		c = left;
+	snprintf(head, sizeof head, "%.*s", c - left, l->text + left);
+	put(y, x, w, head, l->op ? 0 : role(ex, PAIR_TITLE));
+	if (hl >= 0 && c - left < w)
+		put(y, x + c - left, w - (c - left), l->text + c,
+		    role(ex, PAIR_CURSOR) | (cursor ? A_BOLD : 0));
+	if (len - left > w)
+		put(y, x + w - 1, 1, ">", role(ex, PAIR_DIM));
 }
 
 /* The program pane. */
@@ -180,6 +217,17 @@ draw_program(struct explorer *ex)
 		ex->prog_top = ex->cur_line;
 	if (ex->cur_line >= ex->prog_top + rows)
 		ex->prog_top = ex->cur_line - rows + 1;
+	/* scroll sideways so that the cursor's cell shows */
+	if (ex->cur_line < ex->nlines) {
+		const struct ex_line *cl = &ex->lines[ex->cur_line];
+		int col = cl->cell[ex->cur_cell < cl->ncells ? ex->cur_cell :
+		    cl->ncells - 1], vis = w - EX_GUTTER;
+
+		if (col < ex->prog_left)
+			ex->prog_left = col;
+		else if (col > ex->prog_left + vis - 12)
+			ex->prog_left = col - vis / 2 > 0 ? col - vis / 2 : 0;
+	}
 	for (y = 0; y < rows; y++) {
 		const struct ex_line *l;
 		char gut[EX_GUTTER + 1] = "";
@@ -206,19 +254,8 @@ draw_program(struct explorer *ex)
 				hl = -1;
 		}
 		put(r->y + 1 + y, r->x + 1, EX_GUTTER, gut, role(ex, PAIR_DIM));
-		if (hl < 0) {
-			put(r->y + 1 + y, r->x + 1 + EX_GUTTER, w - EX_GUTTER, l->text,
-			    l->op ? 0 : role(ex, PAIR_TITLE));
-		} else {
-			int c = l->cell[hl];
-			char head[512];
-
-			snprintf(head, sizeof head, "%.*s", c, l->text);
-			put(r->y + 1 + y, r->x + 1 + EX_GUTTER, w - EX_GUTTER, head, 0);
-			put(r->y + 1 + y, r->x + 1 + EX_GUTTER + c, w - EX_GUTTER - c,
-			    l->text + c, role(ex, PAIR_CURSOR) |
-			    (i == ex->cur_line ? A_BOLD : 0));
-		}
+		draw_text(ex, r->y + 1 + y, r->x + 1 + EX_GUTTER, w - EX_GUTTER,
+		    l, hl, i == ex->cur_line);
 	}
 }
 

@@ -302,6 +302,8 @@ ex_reload(struct explorer *ex)
 		ex->code = strdup(dojo_error_last());
 	dojo_strbuf_release(&sb);
 	ex_rebuild_moves(ex);
+	if (ex->r_prog.w > 0)
+		ex_layout(ex);
 	return 0;
 }
 
@@ -331,10 +333,13 @@ after_step(struct explorer *ex, const char *what,
 }
 
 static void
-apply_action(struct explorer *ex, const char *action)
+apply_action(struct explorer *ex, const char *text)
 {
 	struct dojo_session_step st;
+	char action[256];
 
+	/* "text" may be a move of the pane, which the step rebuilds */
+	snprintf(action, sizeof action, "%s", text);
 	if (dojo_session_apply(ex->session, action, ex->target, &st) < 0) {
 		ex_message(ex, true, "%s", dojo_error_last());
 		return;
@@ -452,11 +457,20 @@ poll_measure(struct explorer *ex)
 		last += strlen(ex->bg_file);
 	if (strncmp(last, ": ", 2) == 0)
 		last += 2;
-	if (ex_reload(ex) < 0)
+	if (ex_reload(ex) < 0) {
 		ex_message(ex, true, "%s", dojo_error_last());
-	else
+	} else if (WIFEXITED(status) && WEXITSTATUS(status) == 0 &&
+	    strcmp(ex->head.commit, ex->bg_state) == 0 &&
+	    ex->head.m.measured) {
+		char t[32];
+
+		ex_format_time(t, sizeof t, ex->head.m.median_ns);
+		ex_message(ex, false, "measured %.7s: %s, %.3gx the start",
+		    ex->bg_state, t, ex->head.m.speedup);
+	} else {
 		ex_message(ex, !WIFEXITED(status) || WEXITSTATUS(status) != 0,
 		    "measured %.7s: %s", ex->bg_state, last);
+	}
 	return false;
 }
 
@@ -829,7 +843,7 @@ handle_mouse(struct explorer *ex)
 		if (l < 0 || l >= ex->nlines || !ex->lines[l].op)
 			return;
 		ex->cur_line = l;
-		col = ev.x - r->x - 1 - EX_GUTTER;
+		col = ev.x - r->x - 1 - EX_GUTTER + ex->prog_left;
 		for (c = 0; c + 1 < ex->lines[l].ncells &&
 		    col >= ex->lines[l].cell[c + 1]; c++)
 			;
@@ -1213,7 +1227,9 @@ dojo_explore(const struct dojo_explore_options *opt)
 		fprintf(stderr, "perfdojo: %s\n", dojo_error_last());
 		return 1;
 	}
-	snprintf(ex.start_file, sizeof ex.start_file, "%s", opt->file);
+	/* the kernel's name, as titles show it */
+	snprintf(ex.start_file, sizeof ex.start_file, "%s",
+	    strrchr(opt->file, '/') ? strrchr(opt->file, '/') + 1 : opt->file);
 	if (ex_reload(&ex) < 0) {
 		fprintf(stderr, "perfdojo: %s\n", dojo_error_last());
 		explorer_release(&ex);

@@ -64,7 +64,7 @@ struct explorer {
 
 	/* the program pane: lines, the cursor (line, cell), scrolling */
 	struct ex_line *lines;
-	int nlines, cur_line, cur_cell, prog_top;
+	int nlines, cur_line, cur_cell, prog_top, prog_left;
 
 	/* the moves pane */
 	struct ex_move *mv;

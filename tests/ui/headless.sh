@@ -1,0 +1,113 @@
+# headless.sh: the explorer without a terminal: keys from a script, the
+# screen dumped to files.
+. "$top_srcdir/tests/lib.sh"
+
+k=$tmp/relu.dojo
+cp "$top_srcdir/tests/ref/bias_relu.dojo" "$k"
+PERFDOJO_DB=$tmp/m.db
+HOME=$tmp
+LANG=C
+export PERFDOJO_DB HOME LANG
+
+cat > "$tmp/keys" <<EOF
+dump $tmp/s0
+key l
+dump $tmp/s1
+key Enter
+dump $tmp/s2
+type :apply parallelize 0
+key Enter
+dump $tmp/s3
+key m
+wait
+dump $tmp/s4
+type :apply swap 0.0.0
+key Enter
+dump $tmp/s5
+key J
+key J
+key J
+key J
+key J
+key J
+key J
+key J
+key J
+key J
+dump $tmp/s6
+key u
+dump $tmp/s7
+key Tab
+key Tab
+key Up
+key Enter
+dump $tmp/s8
+resize 120 40
+dump $tmp/s9
+key q
+EOF
+"$PERFDOJO" explore "$k" --keys "$tmp/keys" --size 80x24
+ok $? "a headless run ends with status 0"
+same 24 "$(wc -l < "$tmp/s0" | tr -d ' ')" "a dump has one line per row"
+grep -q "^|0.0.0 *6 | 10 | y\[{0}, {1}\] = max(x\[{0}" "$tmp/s0"
+ok $? "the program pane shows the kernel"
+grep -q "+- program relu.dojo  at 0 " "$tmp/s0"
+ok $? "the cursor starts on the outer scope"
+grep -q "moves at 0: " "$tmp/s0" && grep -q "^|.*||split 0 2 " "$tmp/s0"
+ok $? "the moves pane lists the moves at the cursor"
+grep -q "at 0.0 " "$tmp/s1" && grep -q "split 0.0 2" "$tmp/s1"
+ok $? "the cursor moves into the inner scope and its moves follow"
+grep -q "^split 0.0 2: [0-9a-f]\{7\}" "$tmp/s2"
+ok $? "Enter takes the selected move"
+grep -q "6 | 5 | 2 | y" "$tmp/s2"
+ok $? "the program pane shows the moved kernel"
+grep -q "^parallelize 0: " "$tmp/s3" && grep -q "6:p |" "$tmp/s3"
+ok $? ":apply takes a move, its flag shows"
+grep -q "^measured [0-9a-f]\{7\}: .*x the start" "$tmp/s4"
+ok $? "a background measurement reports its result"
+grep -q "speedup [0-9.e+-]*x" "$tmp/s4"
+ok $? "the status line shows the speedup"
+grep -q "^swap 0.0.0: " "$tmp/s5"
+ok $? "an illegal move shows its reason"
+grep -q "^refused: " "$tmp/s6"
+ok $? "selecting a refused move shows why it is refused"
+grep -q "^undo: at " "$tmp/s7"
+ok $? "u undoes"
+grep -q "^checkout: at " "$tmp/s8"
+ok $? "Enter in the history pane goes to the selected state"
+same 40 "$(wc -l < "$tmp/s9" | tr -d ' ')" "a resize takes the new size"
+git -C "$k.session" fsck > /dev/null 2>&1
+ok $? "the session is sound"
+
+# reopening returns to the same state
+printf 'dump %s\nkey q\n' "$tmp/r0" > "$tmp/keys2"
+"$PERFDOJO" explore "$k" --keys "$tmp/keys2"
+grep -q "$(git -C "$k.session" rev-parse --short=7 HEAD) on main" "$tmp/r0"
+ok $? "a second run starts where the first one left"
+
+# errors
+printf 'key q\n' > "$tmp/q"
+"$PERFDOJO" explore "$k" < /dev/null > /dev/null 2> "$tmp/err"
+same 1 $? "explore without a terminal fails"
+grep -q "^perfdojo: explore needs a terminal" "$tmp/err"
+ok $? "and says so"
+printf 'dump %s\nfly away\n' "$tmp/x" > "$tmp/bad"
+"$PERFDOJO" explore "$k" --keys "$tmp/bad" 2> "$tmp/err"
+same 1 $? "a bad key script fails"
+grep -q "^perfdojo: $tmp/bad:2: unknown script command" "$tmp/err"
+ok $? "naming the script's line"
+printf 'x f32 [4] heap in\n4 | y[{0}] = x[{0}]\n' > "$tmp/broken.dojo"
+"$PERFDOJO" explore "$tmp/broken.dojo" --keys "$tmp/q" 2> "$tmp/err"
+same 1 $? "a malformed kernel is refused"
+grep -q "^perfdojo: $tmp/broken.dojo:2:[0-9]*: " "$tmp/err"
+ok $? "with its file, line and column"
+sed 's/6, 10/6, 12/g; s/\[10\]/[12]/; s/| 10 |/| 12 |/' "$k" > "$tmp/k2"
+cp "$tmp/k2" "$k"
+"$PERFDOJO" explore "$k" --keys "$tmp/q" 2> "$tmp/err"
+same 1 $? "a kernel changed since its session began is refused"
+grep -q "is not in the session" "$tmp/err"
+ok $? "with the reason"
+"$PERFDOJO" explore "$k" --session "$tmp/new" --keys "$tmp/q"
+ok $? "a new session for it with --session"
+
+done_testing

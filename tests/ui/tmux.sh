@@ -1,0 +1,135 @@
+# tmux.sh: the explorer in a real terminal: tmux runs the binary, keys go
+# in with send-keys, the screen comes back with capture-pane.
+. "$top_srcdir/tests/lib.sh"
+
+if ! command -v tmux > /dev/null 2>&1; then
+	echo "1..0 # SKIP tmux is not installed"
+	exit 0
+fi
+
+k=$tmp/matmul.dojo
+cp "$top_srcdir/examples/matmul.dojo" "$k"
+sock=perfdojo-test-$$
+PERFDOJO_DB=$tmp/m.db
+HOME=$tmp
+export PERFDOJO_DB HOME
+t() {
+	tmux -L "$sock" -f /dev/null "$@"
+}
+trap 't kill-server 2> /dev/null; rm -rf "$tmp"' EXIT
+
+# screen: the pane as text
+screen() {
+	t capture-pane -p -t explore
+}
+
+# wait_for TEXT: until the screen shows TEXT (10 s at most)
+wait_for() {
+	i=0
+	while [ $i -lt 100 ]; do
+		screen | grep -q -F -- "$1" && return 0
+		sleep 0.1
+		i=$((i + 1))
+	done
+	screen | sed 's/^/# /'
+	return 1
+}
+
+start() {
+	t new-session -d -s explore -x "${2:-100}" -y "${3:-30}" \
+	    "cd $tmp && LANG=$1 PERFDOJO_DB=$PERFDOJO_DB HOME=$HOME $PERFDOJO explore matmul.dojo; echo EXPLORER-EXITED \$?; sleep 60"
+}
+
+start C.UTF-8
+wait_for "C[{0}, {1}] += A[{0}, {2}]"
+ok $? "the explorer shows the program"
+wait_for "moves at 0: "
+ok $? "the moves pane lists the moves at the cursor"
+screen | grep -q "┌─ program"
+ok $? "box drawing in UTF-8"
+screen | grep -q "matmul.dojo  target c"
+ok $? "the status line names the kernel and the target"
+
+# a move by key: down to the reduction, right to its inner scope, Enter
+t send-keys -t explore j l
+wait_for "at 0.0"
+ok $? "the cursor moves in the tree"
+t send-keys -t explore Enter
+wait_for "split 0.0 2: "
+ok $? "Enter takes the selected move"
+wait_for "└─* "
+ok $? "the history pane shows the new state as the current one"
+
+# a move by the command line
+t send-keys -t explore ':apply swap 0.0' Enter
+wait_for "swap 0.0: "
+ok $? ":apply takes a move"
+
+# an illegal move: its reason, and the explorer goes on
+t send-keys -t explore ':apply swap 0.0.0.1' Enter
+wait_for "swap 0.0.0.1: "
+ok $? "an illegal move shows why on the message line"
+screen | grep -q "swap 0.0: " && ok 1 "the message changed" ||
+    ok 0 "the message changed"
+
+# undo, redo
+t send-keys -t explore u
+wait_for "undo: at "
+ok $? "u undoes"
+t send-keys -t explore r
+wait_for "redo: at "
+ok $? "r redoes"
+
+# tab completion on the command line
+t send-keys -t explore ':chec' Tab
+wait_for ":checkout"
+ok $? "Tab completes a command"
+t send-keys -t explore Escape
+sleep 0.3
+
+# resize
+t resize-window -t explore -x 60 -y 20
+wait_for "needs 80x24"
+ok $? "a small terminal says what it needs"
+t resize-window -t explore -x 120 -y 40
+wait_for "C f32 [512, 512] heap out"
+ok $? "a larger terminal shows the explorer again"
+[ "$(screen | awk '{ if (length($0) > m) m = length($0) } END { print m }')" -gt 100 ]
+ok $? "and uses the width"
+
+# help
+t send-keys -t explore '?'
+wait_for "take the selected move"
+ok $? "? shows the keys"
+t send-keys -t explore x
+sleep 0.3
+
+# quit: the terminal is restored
+t send-keys -t explore q
+wait_for "EXPLORER-EXITED 0"
+ok $? "q quits with status 0"
+screen | grep -q "program matmul" && ok 1 "the terminal is restored" ||
+    ok 0 "the terminal is restored"
+t kill-session -t explore
+
+# reopen: the same state
+head=$(git -C "$k.session" rev-parse --short=7 HEAD)
+start C
+wait_for "$head on main"
+ok $? "reopening returns to the state it was left in"
+screen | grep -q "+- program"
+ok $? "ASCII box drawing when the locale is not UTF-8"
+t send-keys -t explore q
+wait_for "EXPLORER-EXITED 0"
+t kill-session -t explore
+
+# monochrome and NO_COLOR run too
+t new-session -d -s explore -x 100 -y 30 \
+    "cd $tmp && TERM=vt100 NO_COLOR=1 PERFDOJO_DB=$PERFDOJO_DB HOME=$HOME $PERFDOJO explore matmul.dojo; echo EXPLORER-EXITED \$?; sleep 60"
+wait_for "C f32 [512, 512] heap out"
+ok $? "a monochrome terminal with NO_COLOR shows the program"
+t send-keys -t explore q
+wait_for "EXPLORER-EXITED 0"
+ok $? "and quits"
+
+done_testing

@@ -207,7 +207,7 @@ draw_program(struct explorer *ex)
 	const struct ex_rect *r = &ex->r_prog;
 	int path[DOJO_MAX_DEPTH], n = ex_cursor_path(ex, path);
 	int rows = r->h - 2, w = r->w - 2, i, y;
-	char title[160], addr[64];
+	char title[400], addr[64];
 
 	ex_cursor_address(ex, addr, sizeof addr);
 	snprintf(title, sizeof title, " program %s  at %s ", ex->start_file,
@@ -342,7 +342,7 @@ draw_history(struct explorer *ex)
 	for (y = 0; y < rows; y++) {
 		int i = ex->hist_top + y, k;
 		const struct dojo_session_row *row;
-		char line[512], prefix[256] = "", score[32] = "";
+		char line[1024], prefix[256] = "", score[40] = "";
 		size_t len = 0;
 		attr_t a = 0;
 
@@ -475,7 +475,7 @@ draw_chart(struct explorer *ex)
 static void
 draw_status(struct explorer *ex)
 {
-	char line[512], t[64] = "-", sp[32] = "-", best[32] = "-";
+	char line[1024], t[64] = "-", sp[32] = "-", best[32] = "-";
 	const struct dojo_session_entry *h = &ex->head;
 	static const char spin[] = "|/-\\";
 	static int tick;

@@ -60,7 +60,7 @@ struct explorer {
 	dojo_session *session;
 	dojo_program *prog;		/* the session's current state */
 	dojo_moves *moves;
-	char start_file[4096];
+	char start_file[256];		/* the kernel's file name */
 
 	/* the program pane: lines, the cursor (line, cell), scrolling */
 	struct ex_line *lines;

@@ -227,7 +227,7 @@ ex_prompt_init(struct explorer *ex)
 {
 	const char *home = getenv("HOME");
 	const char *state = getenv("XDG_STATE_HOME");
-	char dir[4096];
+	char dir[2048];
 
 	current = ex;
 	rl_readline_name = "perfdojo";
@@ -254,7 +254,7 @@ ex_prompt_init(struct explorer *ex)
 	else
 		dir[0] = '\0';
 	if (dir[0]) {
-		char parent[4096];
+		char parent[2048];
 
 		snprintf(parent, sizeof parent, "%.*s", (int)(strrchr(dir, '/') -
 		    dir), dir);

@@ -289,6 +289,7 @@ add_tree(struct build *b, Agraph_t *parent, dojo_node *node, int depth)
 		return -1;
 	set(sub, "label", name);
 	set(sub, "class", "scope");
+	set(sub, "margin", "14");
 	for (i = 0; i < dojo_node_n_children(node); i++) {
 		b->path[depth + 1] = i;
 		if (add_tree(b, sub, dojo_node_child(node, i), depth + 1) < 0)
@@ -1179,8 +1180,8 @@ n_lines(const char *s)
 	return n;
 }
 
-/* The cells of node "n": its box scaled, grown to hold its label unless
- * the view shrinks that axis. */
+/* The cells of node "n": its box scaled, grown to hold its label (only
+ * the first line along an axis the view shrinks). */
 static struct box
 node_box(const struct view *v, const struct dojo_layout_node *n)
 {
@@ -1196,8 +1197,9 @@ node_box(const struct view *v, const struct dojo_layout_node *n)
 	}
 	w = (int)floor(n->w * v->zx / DOJO_CANVAS_CELL_W + 0.5);
 	h = (int)floor(n->h * v->zy / DOJO_CANVAS_CELL_H + 0.5);
-	if (v->zx >= 1 && w < widest + 2)
-		w = widest + 2;
+	/* shrunk, the box still holds its first line (an address) */
+	if (w < (v->zx >= 1 ? widest : line_len(n->label)) + 2)
+		w = (v->zx >= 1 ? widest : line_len(n->label)) + 2;
 	if (v->zy >= 1 && h < lines + 2)
 		h = lines + 2;
 	if (w < 3)

@@ -1480,12 +1480,18 @@ dojo_canvas_draw(dojo_canvas *c, const dojo_layout *l,
 			if (!(attr_at(c, p->xy[2 * j], p->xy[2 * j + 1]) &
 			    DOJO_CELL_NODE))
 				break;
-		if (j == 0 || j == p->n - 1)
+		if (j == 0)
 			continue;
 		x = p->xy[2 * j];
 		y = p->xy[2 * j + 1];
-		dx = p->xy[2 * j + 2] - x;
-		dy = p->xy[2 * j + 3] - y;
+		/* pointing into the head, or on along the last step */
+		if (j + 1 < p->n) {
+			dx = p->xy[2 * j + 2] - x;
+			dy = p->xy[2 * j + 3] - y;
+		} else {
+			dx = x - p->xy[2 * j - 2];
+			dy = y - p->xy[2 * j - 1];
+		}
 		put(c, x, y, arrow_char(dx, dy, v.ascii), DOJO_CELL_EDGE |
 		    DOJO_CELL_ARROW | (e->highlight ? DOJO_CELL_HIGHLIGHT : 0),
 		    -(k + 1));

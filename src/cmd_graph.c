@@ -222,7 +222,10 @@ out_free:
 	free(data);
 	dojo_graph_free(g);
 	dojo_program_free(prog);
-	return rc ? dojo_command_fail() : 0;
+	if (rc)
+		dojo_command_fail();
+	dojo_graph_cleanup();
+	return rc ? DOJO_EXIT_ERROR : 0;
 }
 
 const struct dojo_command dojo_command_graph = {

@@ -48,6 +48,10 @@ void dojo_graph_highlight(void *obj);
  * with the last error set (no highlighted node). */
 int dojo_graph_keep_around(Agraph_t *g, int distance);
 
+/* Free the Graphviz context that layouts and renderings share, once, at
+ * the end of the process (Graphviz 2.43 cannot start a second one). */
+void dojo_graph_cleanup(void);
+
 /*
  * Output.
  */

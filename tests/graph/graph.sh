@@ -69,6 +69,12 @@ for f in "$top_srcdir"/examples/*.dojo; do
 		grep -qF -- "$op" "$tmp/joined" || missing=$((missing + 1))
 	done < "$tmp/ops"
 	same 0 "$missing" "$name: every operation's text is a label"
+	# a neighbourhood deletes nodes and empty clusters, then lays out
+	"$P" show --addresses "$f" | sed -n 's/^\([0-9][0-9.]*\) .*=.*/\1/p' |
+	    head -n 1 > "$tmp/first"
+	"$P" graph --at "$(cat "$tmp/first")" --around 1 --text "$f" \
+	    > "$tmp/around.txt" 2> "$tmp/err"
+	ok $? "$name: --around 1 --text of its first operation"
 done
 
 # exact dependence edges of small kernels

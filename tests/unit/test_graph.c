@@ -215,5 +215,8 @@ static const struct unit_test tests[] = {
 int
 main(void)
 {
-	return unit_run(tests);
+	int rc = unit_run(tests);
+
+	dojo_graph_cleanup();
+	return rc;
 }

@@ -19,7 +19,7 @@ enum {
 };
 
 struct graph_args {
-	const char *file, *out, *format, *at;
+	const char *file, *out, *format, *at, *session;
 	int around, width, height;
 	bool text, ascii, no_arrays, history;
 };
@@ -102,6 +102,7 @@ read_args(struct graph_args *a, int argc, char **argv)
 			a->history = true;
 			break;
 		case OPT_SESSION:
+			a->session = optarg;
 			break;
 		case 'h':
 			dojo_command_print_help(stdout, cmd);
@@ -115,6 +116,8 @@ read_args(struct graph_args *a, int argc, char **argv)
 		    "yet\n");
 		return DOJO_EXIT_USAGE;
 	}
+	if (a->session)
+		return dojo_command_usage(cmd, "--session goes with --history");
 	if (optind != argc - 1)
 		return dojo_command_usage(cmd, "expected one FILE");
 	a->file = argv[optind];

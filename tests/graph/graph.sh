@@ -199,6 +199,7 @@ fails 2 "an unknown option" --bogus "$mm"
 fails 2 "--around 0" --at 0 --around 0 "$mm"
 fails 2 "--around without --at" --around 1 "$mm"
 fails 2 "--width without --text" --width 10 "$mm"
+fails 2 "--session without --history" --session "$tmp/s" "$mm"
 "$P" graph --history --session "$tmp/s" 2> "$tmp/err"
 same 2 $? "--history: exit 2"
 same "perfdojo graph: --history is not available yet" "$(cat "$tmp/err")" \

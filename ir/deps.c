@@ -1117,6 +1117,209 @@ dojo_deps_describe(struct dojo_strbuf *sb, dojo_deps *deps, int k,
 	dojo_strbuf_puts(sb, ")");
 }
 
+/*
+ * Dependences for a reader: each (source, sink, storage, kind) with its
+ * direction vectors, the source's instance running first.
+ */
+
+#define MAX_DIRS 64
+
+struct dirs {
+	int n, levels;
+	unsigned char v[MAX_DIRS][DOJO_MAX_DEPTH];
+	unsigned char flat[MAX_DIRS * DOJO_MAX_DEPTH];	/* rows packed */
+};
+
+static void
+dirs_add(struct dirs *dirs, const unsigned char *cur)
+{
+	int l;
+
+	if (dirs->n < MAX_DIRS) {
+		memcpy(dirs->v[dirs->n++], cur, dirs->levels);
+		return;
+	}
+	/* too many: the last row grows to cover the rest */
+	for (l = 0; l < dirs->levels; l++)
+		dirs->v[MAX_DIRS - 1][l] |= cur[l];
+}
+
+/* Add the sign vectors of the distances "delta" (taken) to "dirs", the
+ * levels before "l" being "cur".  0, or -1 when isl fails. */
+static int
+dirs_collect(struct dirs *dirs, isl_set *delta, int l, unsigned char *cur)
+{
+	static const unsigned char sign[3] = {
+		DOJO_DIR_LT, DOJO_DIR_EQ, DOJO_DIR_GT
+	};
+	isl_bool empty = isl_set_is_empty(delta);
+	isl_set *part;
+	int k;
+
+	if (empty != isl_bool_false || l == dirs->levels) {
+		if (empty == isl_bool_false)
+			dirs_add(dirs, cur);
+		isl_set_free(delta);
+		return empty < 0 ? -1 : 0;
+	}
+	for (k = 0; k < 3; k++) {
+		part = isl_set_copy(delta);
+		if (sign[k] == DOJO_DIR_LT)
+			part = isl_set_lower_bound_si(part, isl_dim_set, l, 1);
+		else if (sign[k] == DOJO_DIR_EQ)
+			part = isl_set_fix_si(part, isl_dim_set, l, 0);
+		else
+			part = isl_set_upper_bound_si(part, isl_dim_set, l, -1);
+		cur[l] = sign[k];
+		if (dirs_collect(dirs, part, l + 1, cur) < 0) {
+			isl_set_free(delta);
+			return -1;
+		}
+	}
+	isl_set_free(delta);
+	return 0;
+}
+
+/* Merge two vectors that differ at one level at most (their union is
+ * then one vector), until none do. */
+static void
+dirs_merge(struct dirs *dirs)
+{
+	int i, j, l, diff;
+	bool again = true;
+
+	while (again) {
+		again = false;
+		for (i = 0; i < dirs->n && !again; i++)
+			for (j = i + 1; j < dirs->n && !again; j++) {
+				for (l = 0, diff = 0; l < dirs->levels; l++)
+					diff += dirs->v[i][l] != dirs->v[j][l];
+				if (diff > 1)
+					continue;
+				for (l = 0; l < dirs->levels; l++)
+					dirs->v[i][l] |= dirs->v[j][l];
+				memmove(dirs->v[j], dirs->v[j + 1],
+				    sizeof *dirs->v * (dirs->n - j - 1));
+				dirs->n--;
+				again = true;
+			}
+	}
+}
+
+/* The array that every access pair of kind "k" of "d" names, or -1. */
+static int
+dep_array(const dojo_deps *deps, const struct dep *d, int k)
+{
+	int i, array = -2;
+
+	for (i = 0; i < d->npairs; i++) {
+		const struct xacc *x = &deps->xl.x[d->pairs[i][0]];
+		const struct xacc *y = &deps->xl.x[d->pairs[i][1]];
+
+		if ((x->write ? (y->write ? 2 : 0) : 1) != k)
+			continue;
+		if (x->acc->array != y->acc->array ||
+		    (array >= 0 && array != x->acc->array))
+			return -1;
+		array = x->acc->array;
+	}
+	return array < 0 ? -1 : array;
+}
+
+static void
+stmt_path(int *out, int *len, const struct stmt *s)
+{
+	int i;
+
+	for (i = 0; i <= s->depth; i++)
+		out[i] = s->pos[i];
+	*len = s->depth + 1;
+}
+
+const char *
+dojo_dep_type_name(enum dojo_dep_type type)
+{
+	static const char *const names[] = { "flow", "anti", "output" };
+
+	return names[type];
+}
+
+int
+dojo_deps_foreach(dojo_deps *deps,
+    int (*fn)(const struct dojo_dep_info *info, void *payload), void *payload)
+{
+	static const enum dojo_dep_type types[2][3] = {
+		/* write-read, read-write, write-write; src first */
+		{ DOJO_DEP_FLOW, DOJO_DEP_ANTI, DOJO_DEP_OUTPUT },
+		/* ... dst first */
+		{ DOJO_DEP_ANTI, DOJO_DEP_FLOW, DOJO_DEP_OUTPUT },
+	};
+	int src[DOJO_MAX_DEPTH + 1], dst[DOJO_MAX_DEPTH + 1];
+	unsigned char cur[DOJO_MAX_DEPTH];
+	struct dojo_dep_info info;
+	struct dirs *dirs;
+	isl_map *map, *order;
+	int i, j, k, rev, rc = 0;
+
+	dirs = malloc(sizeof *dirs);
+	if (!dirs)
+		return dojo_error_set("out of memory");
+	for (i = 0; i < deps->n && !rc; i++) {
+		struct dep *d = &deps->dep[i];
+		const struct stmt *s = &deps->m.st[d->src];
+		const struct stmt *t = &deps->m.st[d->dst];
+
+		if (!dep_exists(deps, d))
+			continue;
+		dirs->levels = shared_scopes(&deps->m, d->src, d->dst);
+		for (k = 0; k < 3 && !rc; k++)
+			for (rev = 0; rev < 2 && !rc && d->kind[k]; rev++) {
+				if (rev && d->src == d->dst)
+					break;
+				/* the pairs whose first instance is src's
+				 * (rev 0) or dst's (rev 1), as first -> second */
+				order = rev ? isl_map_reverse(rel(deps->ctx,
+				    &deps->m, d->dst, NULL, d->src, NULL,
+				    REL_ANY, true)) : rel(deps->ctx, &deps->m,
+				    d->src, NULL, d->dst, NULL, REL_ANY, true);
+				map = isl_map_intersect(isl_map_copy(d->kind[k]),
+				    order);
+				if (rev)
+					map = isl_map_reverse(map);
+				dirs->n = 0;
+				if (dirs_collect(dirs, distances(map,
+				    dirs->levels), 0, cur) < 0) {
+					rc = dojo_error_set("%s: dependence "
+					    "analysis failed",
+					    deps->m.prog->file);
+					break;
+				}
+				if (dirs->n == 0)
+					continue;
+				dirs_merge(dirs);
+				memset(&info, 0, sizeof info);
+				info.type = types[rev][k];
+				stmt_path(rev ? dst : src, rev ? &info.dst_len :
+				    &info.src_len, s);
+				stmt_path(rev ? src : dst, rev ? &info.src_len :
+				    &info.dst_len, t);
+				info.src_path = src;
+				info.dst_path = dst;
+				info.buffer = d->buffer;
+				info.array = dep_array(deps, d, k);
+				info.n_levels = dirs->levels;
+				info.n_dirs = dirs->n;
+				for (j = 0; j < dirs->n; j++)
+					memcpy(dirs->flat + j * dirs->levels,
+					    dirs->v[j], dirs->levels);
+				info.dirs = dirs->flat;
+				rc = fn(&info, payload);
+			}
+	}
+	free(dirs);
+	return rc;
+}
+
 /* Whether every read of buffer "b" finds, earlier in the same iteration of
  * the scope at "path" (depth n - 1), a write of its element. */
 static bool

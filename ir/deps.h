@@ -53,6 +53,41 @@ int dojo_deps_find(dojo_deps *deps, const struct dojo_dep_query *q);
 /* "the dependence of X on Y through A (flow), direction (=, <, >)" */
 void dojo_deps_describe(struct dojo_strbuf *sb, dojo_deps *deps, int dep,
     const struct dojo_dep_query *q);
+/* One dependence for a reader (the graph): the operations at "src_path"
+ * and "dst_path", the source's instance running first; the kind; the
+ * storage; and the direction vectors over the "n_levels" scopes the two
+ * share: "n_dirs" vectors of n_levels masks of DOJO_DIR_LT (the sink's
+ * iteration is later), DOJO_DIR_EQ, DOJO_DIR_GT. */
+enum dojo_dep_type { DOJO_DEP_FLOW, DOJO_DEP_ANTI, DOJO_DEP_OUTPUT };
+#define DOJO_DIR_LT 1
+#define DOJO_DIR_EQ 2
+#define DOJO_DIR_GT 4
+#define DOJO_DIR_ALL 7
+
+struct dojo_dep_info {
+	enum dojo_dep_type type;
+	const int *src_path;
+	int src_len;
+	const int *dst_path;
+	int dst_len;
+	int buffer;
+	int array;		/* the array both accesses name, or -1 */
+	int n_levels;
+	int n_dirs;
+	const unsigned char *dirs;	/* n_dirs rows of n_levels masks */
+};
+
+/* Call "fn" on every dependence between operation instances (instances
+ * of one operation included, never an instance with itself), one call a
+ * (source, sink, storage, kind), the direction vectors merged where that
+ * is exact.  Stops at the first non-zero return of "fn" and returns it;
+ * 0, or -1 with the last error set when isl fails. */
+int dojo_deps_foreach(dojo_deps *deps,
+    int (*fn)(const struct dojo_dep_info *info, void *payload),
+    void *payload);
+/* "dep" kind's name: "flow", "anti", "output". */
+const char *dojo_dep_type_name(enum dojo_dep_type type);
+
 /* Whether buffer "b" is private to the scope at "path": a temporary that
  * only the scope touches, each read finding its value written earlier in
  * the same iteration; each iteration (thread) may have its own copy. */

@@ -101,6 +101,10 @@ double dojo_expr_num(const dojo_expr *e);
 const dojo_access *dojo_expr_access(const dojo_expr *e);
 enum dojo_fn dojo_expr_fn(const dojo_expr *e);
 const dojo_expr *dojo_expr_arg(const dojo_expr *e, int i);
+/* Append the text of operation "op" (without its cells) to "sb". */
+struct dojo_strbuf;
+void dojo_op_print(struct dojo_strbuf *sb, dojo_program *prog,
+    const dojo_node *op);
 
 /* Addresses: "0.1.2".  Parse into "out" (at most DOJO_MAX_DEPTH indices);
  * returns the number of indices or -1 with the last error set. */

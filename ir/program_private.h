@@ -113,9 +113,6 @@ int dojo_op_foreach_access(struct dojo_node *op, dojo_access_fn fn,
 dojo_program *dojo_program_parse_only(const char *file, const char *text,
     size_t len);
 
-struct dojo_strbuf;
-void dojo_op_print(struct dojo_strbuf *sb, dojo_program *prog,
-    const struct dojo_node *op);
 
 bool dojo_access_uses(const struct dojo_access *acc, int d);
 

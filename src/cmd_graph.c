@@ -4,6 +4,7 @@
 #include "command.h"
 #include "ir/program.h"
 #include "src/graph.h"
+#include "src/session.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -15,7 +16,7 @@
 
 enum {
 	OPT_AT = 256, OPT_AROUND, OPT_NO_ARRAYS, OPT_TEXT, OPT_WIDTH,
-	OPT_HEIGHT, OPT_ASCII, OPT_HISTORY, OPT_SESSION
+	OPT_HEIGHT, OPT_ASCII, OPT_HISTORY
 };
 
 struct graph_args {
@@ -53,7 +54,7 @@ read_args(struct graph_args *a, int argc, char **argv)
 		{ "height", required_argument, NULL, OPT_HEIGHT },
 		{ "ascii", no_argument, NULL, OPT_ASCII },
 		{ "history", no_argument, NULL, OPT_HISTORY },
-		{ "session", required_argument, NULL, OPT_SESSION },
+		{ "session", required_argument, NULL, 's' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -63,7 +64,7 @@ read_args(struct graph_args *a, int argc, char **argv)
 	memset(a, 0, sizeof *a);
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, ":o:f:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":o:f:s:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			a->out = optarg;
@@ -101,7 +102,7 @@ read_args(struct graph_args *a, int argc, char **argv)
 		case OPT_HISTORY:
 			a->history = true;
 			break;
-		case OPT_SESSION:
+		case 's':
 			a->session = optarg;
 			break;
 		case 'h':
@@ -111,13 +112,18 @@ read_args(struct graph_args *a, int argc, char **argv)
 			return dojo_command_bad_option(cmd, c, argv);
 		}
 	}
-	if (a->history) {
-		fprintf(stderr, "perfdojo graph: --history is not available "
-		    "yet\n");
-		return DOJO_EXIT_USAGE;
-	}
-	if (a->session)
+	if (a->session && !a->history)
 		return dojo_command_usage(cmd, "--session goes with --history");
+	if (a->history) {
+		if (optind < argc - 1)
+			return dojo_command_usage(cmd, "expected at most one "
+			    "FILE with --history");
+		if (a->at || a->no_arrays)
+			return dojo_command_usage(cmd, "--at, --around and "
+			    "--no-arrays draw dependences, not --history");
+		a->file = optind < argc ? argv[optind] : NULL;
+		return 0;
+	}
 	if (optind != argc - 1)
 		return dojo_command_usage(cmd, "expected one FILE");
 	a->file = argv[optind];
@@ -198,6 +204,17 @@ graph_run(int argc, char **argv)
 	    a.out && !a.text &&
 	    dojo_graph_format_of_path(&format, a.out) < 0)
 		return dojo_command_fail();
+	if (a.history) {
+		dojo_session *s = dojo_session_at(a.session, a.file, NULL, false);
+
+		if (!s)
+			return dojo_command_fail();
+		g = dojo_graph_history(s);
+		dojo_session_free(s);
+		if (!g)
+			goto out_free;
+		goto out_write;
+	}
 	prog = dojo_program_read_file(a.file);
 	if (!prog)
 		return dojo_command_fail();
@@ -212,6 +229,7 @@ graph_run(int argc, char **argv)
 	g = dojo_graph_deps(prog, &opt);
 	if (!g)
 		goto out_free;
+out_write:
 	if (a.text) {
 		data = graph_text(g, &a);
 		if (!data || write_bytes(a.out, data, strlen(data)) < 0)
@@ -234,8 +252,10 @@ out_free:
 const struct dojo_command dojo_command_graph = {
 	.name = "graph",
 	.args = "FILE.dojo [-o OUT.{dot,svg,png}] [--format F] [--at ADDRESS "
-	    "[--around N]] [--text]",
-	.summary = "draw the dependence graph of a kernel",
+	    "[--around N]] [--text] | --history [FILE.dojo] [--session DIR] "
+	    "[-o OUT]",
+	.summary = "draw the dependence graph of a kernel, or a session's "
+	    "tree",
 	.help = "  -o, --output OUT  write to OUT, its format named by its "
 	    "extension\n"
 	    "                    (.dot or .gv, .svg, .png); default: DOT on "
@@ -256,7 +276,10 @@ const struct dojo_command dojo_command_graph = {
 	    "                    with --text: fit in W x H cells (default: "
 	    "full size)\n"
 	    "      --ascii       with --text: ASCII instead of box drawing\n"
-	    "      --history --session DIR\n"
-	    "                    the exploration tree of a session (not yet)\n",
+	    "      --history     the exploration tree of a session instead: "
+	    "FILE's\n"
+	    "                    (FILE.session), --session DIR's, or the "
+	    "current directory's\n"
+	    "  -s, --session DIR with --history: the session\n",
 	.run = graph_run,
 };

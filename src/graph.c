@@ -15,6 +15,7 @@
 #include "ir/deps.h"
 #include "ir/error.h"
 #include "ir/strbuf.h"
+#include "src/session.h"
 
 /*
  * Graphviz's own messages: kept from stderr, the last one turned into our
@@ -491,6 +492,73 @@ out_free:
 	if (b.g)
 		agclose(b.g);
 	return NULL;
+}
+
+Agraph_t *
+dojo_graph_history(struct dojo_session *s)
+{
+	struct dojo_session_row *rows = NULL;
+	struct dojo_strbuf sb;
+	Agraph_t *g;
+	char best[41] = "";
+	int i, n;
+
+	quiet();
+	if (dojo_session_rows(s, &rows, &n) < 0)
+		return NULL;
+	if (dojo_session_best(s, "c", best) < 0)
+		best[0] = '\0';
+	g = agopen((char *)"history", Agdirected, NULL);
+	if (!g) {
+		free(rows);
+		dojo_error_set("out of memory");
+		return NULL;
+	}
+	set_defaults(g);
+	dojo_strbuf_init(&sb);
+	for (i = 0; i < n; i++) {
+		const struct dojo_session_entry *e = &rows[i].e;
+		const struct dojo_session_measurement *m = &e->m;
+		bool failed = m->measured && strcmp(m->outcome, "ok") != 0;
+		Agnode_t *node = agnode(g, (char *)e->commit, 1);
+
+		dojo_strbuf_printf(&sb, "%.7s\n%s", e->commit,
+		    e->parent[0] ? e->action : "(start)");
+		if (m->measured && !failed && m->speedup > 0)
+			dojo_strbuf_printf(&sb, "\n%.3gx", m->speedup);
+		else if (failed)
+			dojo_strbuf_printf(&sb, "\n%s", m->outcome);
+		set(node, "label", sb.s ? sb.s : "");
+		dojo_strbuf_release(&sb);
+		dojo_strbuf_init(&sb);
+		set(node, "shape", "box");
+		set(node, "style", "rounded");
+		if (strcmp(e->commit, best) == 0) {
+			set(node, "class", "best");
+			set(node, "color", "goldenrod");
+			set(node, "penwidth", "3");
+		} else if (failed) {
+			set(node, "class", "failed");
+			set(node, "color", "red");
+		} else {
+			set(node, "class", "state");
+		}
+		if (e->current)
+			dojo_graph_highlight(node);
+		if (e->parent[0]) {
+			Agnode_t *parent = agnode(g, (char *)e->parent, 0);
+
+			if (parent && !agedge(g, parent, node, NULL, 1))
+				break;
+		}
+	}
+	free(rows);
+	if (i < n) {
+		agclose(g);
+		dojo_error_set("out of memory");
+		return NULL;
+	}
+	return g;
 }
 
 /* Delete the clusters under "g" that hold no node; returns whether "g"

@@ -40,6 +40,14 @@ __dojo_give Agraph_t *dojo_graph_deps(__dojo_keep dojo_program *prog,
     const struct dojo_graph_options *opt);
 void dojo_graph_free(__dojo_take Agraph_t *g);
 
+/* The exploration tree of session "s": a node per state (named by its
+ * commit id, labelled with the short id, the action and the speedup or
+ * the outcome; class "state", "best" for the best state of the C target,
+ * "failed" for a failed measurement), the current state highlighted, an
+ * edge from each parent to its children.  NULL with the last error set. */
+struct dojo_session;
+__dojo_give Agraph_t *dojo_graph_history(struct dojo_session *s);
+
 /* Mark a node or edge highlighted (the "highlight" attribute, a thick
  * pen). */
 void dojo_graph_highlight(void *obj);

@@ -117,8 +117,8 @@ blank(int y, int x, int w, attr_t a)
 	attroff(a);
 }
 
-static void
-frame(struct explorer *ex, const struct ex_rect *r, const char *title,
+void
+ex_frame(struct explorer *ex, const struct ex_rect *r, const char *title,
     bool focus)
 {
 	const struct glyphs *g = glyphs(ex);
@@ -140,6 +140,12 @@ frame(struct explorer *ex, const struct ex_rect *r, const char *title,
 	}
 	put(r->y, r->x + 2, r->w - 4, title, focus ? role(ex, PAIR_CURSOR) :
 	    role(ex, PAIR_TITLE));
+}
+
+unsigned int
+ex_attr_highlight(struct explorer *ex)
+{
+	return role(ex, PAIR_CURSOR);
 }
 
 void
@@ -212,7 +218,7 @@ draw_program(struct explorer *ex)
 	ex_cursor_address(ex, addr, sizeof addr);
 	snprintf(title, sizeof title, " program %s  at %s ", ex->start_file,
 	    addr[0] ? addr : "-");
-	frame(ex, r, title, ex->focus == PANE_PROGRAM);
+	ex_frame(ex, r, title, ex->focus == PANE_PROGRAM);
 	if (ex->cur_line < ex->prog_top)
 		ex->prog_top = ex->cur_line;
 	if (ex->cur_line >= ex->prog_top + rows)
@@ -273,7 +279,7 @@ draw_moves(struct explorer *ex)
 	    ex->all_moves ? "everywhere" : "at ", ex->all_moves ? "" : addr,
 	    ex->nlegal, ex->nmv - ex->nlegal, ex->filter[0] ? " /" : "",
 	    ex->filter);
-	frame(ex, r, title, ex->focus == PANE_MOVES);
+	ex_frame(ex, r, title, ex->focus == PANE_MOVES);
 	/* rows: the legal moves, a rule, the refused moves */
 	nrows = ex->nmv + (ex->nmv > ex->nlegal ? 1 : 0);
 	{
@@ -334,7 +340,7 @@ draw_history(struct explorer *ex)
 	snprintf(title, sizeof title, " history %s%s%d states ",
 	    dojo_session_branch(ex->session),
 	    dojo_session_branch(ex->session)[0] ? ", " : "", ex->nrows);
-	frame(ex, r, title, ex->focus == PANE_HISTORY);
+	ex_frame(ex, r, title, ex->focus == PANE_HISTORY);
 	if (ex->hist_sel < ex->hist_top)
 		ex->hist_top = ex->hist_sel;
 	if (ex->hist_sel >= ex->hist_top + rows)
@@ -389,9 +395,13 @@ draw_code(struct explorer *ex)
 	char title[96];
 	const char *p = text;
 
+	if (ex->graph_view) {
+		ex_graph_draw(ex, r);
+		return;
+	}
 	snprintf(title, sizeof title, " %s ", ex->output ? ex->output_title :
 	    "code (C target)");
-	frame(ex, r, title, ex->focus == PANE_CODE);
+	ex_frame(ex, r, title, ex->focus == PANE_CODE);
 	while (*p && line < ex->code_top) {
 		if (*p++ == '\n')
 			line++;
@@ -424,7 +434,7 @@ draw_chart(struct explorer *ex)
 	const char *cur;
 	int path[256];
 
-	frame(ex, r, " speedup along the path ", false);
+	ex_frame(ex, r, " speedup along the path ", false);
 	/* the path: from the current state up through its parents */
 	cur = ex->head.commit;
 	while (*cur && n < 256) {
@@ -508,7 +518,7 @@ draw_help(struct explorer *ex)
 
 	for (i = 0; i < LINES - 2; i++)
 		blank(i, 0, COLS, 0);
-	frame(ex, &r, " help: any key returns ", true);
+	ex_frame(ex, &r, " help: any key returns ", true);
 	while (*p && y < LINES - 3) {
 		char buf[256];
 		size_t n = strcspn(p, "\n");

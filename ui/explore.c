@@ -4,6 +4,7 @@
 #include "explore.h"
 #include "ir/error.h"
 #include "ir/strbuf.h"
+#include "src/graph.h"
 #include "targets/c.h"
 
 #define NCURSES_WIDECHAR 1
@@ -499,6 +500,7 @@ struct ex_command {
 static void
 show_output(struct explorer *ex, const char *title, char *text)
 {
+	ex->graph_view = false;
 	free(ex->output);
 	ex->output = text;
 	snprintf(ex->output_title, sizeof ex->output_title, "%s", title);
@@ -591,9 +593,33 @@ cmd_log(struct explorer *ex, const char *args)
 static void
 cmd_emit(struct explorer *ex, const char *args)
 {
+	ex->graph_view = false;
 	free(ex->output);
 	ex->output = NULL;
 	ex->code_top = 0;
+	ex->focus = PANE_CODE;
+}
+
+static void
+cmd_graph(struct explorer *ex, const char *args)
+{
+	static const char *const modes[] = { "around", "all", "history" };
+	int i;
+
+	if (strcmp(args, "off") == 0) {
+		ex->graph_view = false;
+		return;
+	}
+	for (i = 0; *args && i < 3; i++)
+		if (strcmp(args, modes[i]) == 0)
+			break;
+	if (i == 3) {
+		ex_message(ex, true, "graph: around, all, history or off");
+		return;
+	}
+	if (*args)
+		ex->graph_mode = i;
+	ex->graph_view = true;
 	ex->focus = PANE_CODE;
 }
 
@@ -645,6 +671,8 @@ static const struct ex_command commands[] = {
 	{ "log", "", "list the session's states in the output pane",
 	    cmd_log },
 	{ "emit", "", "show the generated C code", cmd_emit },
+	{ "graph", "[around|all|history|off]", "the dependence graph (around "
+	    "the cursor, whole) or the session's tree", cmd_graph },
 	{ "write", "FILE", "write the current kernel to FILE", cmd_write },
 	{ "help", "", "the keys and commands", cmd_help },
 	{ "quit", "", "leave (every step is already in the session)",
@@ -809,6 +837,11 @@ static const char key_help[] =
     "  a                 every legal move, or only those at the cursor\n"
     "  /                 search the moves (Esc clears)\n"
     "  c                 the generated code in the lower pane\n"
+    "  g                 the dependence graph in the lower pane (again: "
+    "off); in it:\n"
+    "                    n the next view (around the cursor, whole, the "
+    "session's tree),\n"
+    "                    f fit or 1:1, arrows/hjkl pan\n"
     "  :                 a command (Tab completes, Up/Down history)\n"
     "  ?                 this help;  q  quit\n"
     "  mouse             a click selects a node, a move, a state; a double "
@@ -891,6 +924,9 @@ handle_key(struct explorer *ex, int key, bool code)
 		if (!code && key == 'q')
 			return;
 	}
+	if (ex->graph_view && ex->focus == PANE_CODE &&
+	    ex_graph_key(ex, key, code))
+		return;
 	if (code) {
 		switch (key) {
 		case KEY_UP:
@@ -976,6 +1012,12 @@ handle_key(struct explorer *ex, int key, bool code)
 		break;
 	case 'c':
 		cmd_emit(ex, "");
+		break;
+	case 'g':
+		if (ex->graph_view && ex->focus == PANE_CODE)
+			ex->graph_view = false;
+		else
+			cmd_graph(ex, "");
 		break;
 	case '/':
 		ex_prompt_start(ex, '/', ex->filter);
@@ -1202,6 +1244,8 @@ explorer_release(struct explorer *ex)
 	free(ex->rows);
 	free(ex->code);
 	free(ex->output);
+	ex_graph_release(ex);
+	dojo_graph_cleanup();
 	dojo_moves_free(ex->moves);
 	dojo_session_free(ex->session);
 }
@@ -1221,6 +1265,7 @@ dojo_explore(const struct dojo_explore_options *opt)
 	ex.opt = opt;
 	ex.target = opt->target ? opt->target : "c";
 	ex.bg_fd = -1;
+	ex.graph_fit = true;
 	setlocale(LC_ALL, "");
 	ex.session = open_session(opt, dir, sizeof dir);
 	if (!ex.session) {

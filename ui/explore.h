@@ -85,6 +85,14 @@ struct explorer {
 	char output_title[64];
 	int code_top;
 
+	/* the graph view, in the code pane's place */
+	bool graph_view, graph_fit;
+	int graph_mode;			/* 0 around the cursor, 1 all, 2 the
+					   session's tree */
+	struct dojo_layout *layout;
+	char layout_key[256];
+	int pan_x, pan_y;
+
 	enum ex_pane focus;
 	bool help;			/* the key overlay */
 	bool quit;
@@ -133,9 +141,18 @@ void ex_format_time(char *out, size_t len, double ns);
 
 /* draw.c */
 void ex_layout(struct explorer *ex);
+void ex_frame(struct explorer *ex, const struct ex_rect *r, const char *title,
+    bool focus);
+/* The attribute of highlighted things (the cursor's). */
+unsigned int ex_attr_highlight(struct explorer *ex);
 void ex_draw(struct explorer *ex);
 int ex_dump(struct explorer *ex, const char *path);
 const char *ex_key_help(void);
+
+/* graphview.c */
+void ex_graph_draw(struct explorer *ex, const struct ex_rect *r);
+bool ex_graph_key(struct explorer *ex, int key, bool code);
+void ex_graph_release(struct explorer *ex);
 
 /* prompt.c: readline on the last line */
 void ex_prompt_init(struct explorer *ex);

@@ -200,10 +200,28 @@ fails 2 "--around 0" --at 0 --around 0 "$mm"
 fails 2 "--around without --at" --around 1 "$mm"
 fails 2 "--width without --text" --width 10 "$mm"
 fails 2 "--session without --history" --session "$tmp/s" "$mm"
-"$P" graph --history --session "$tmp/s" 2> "$tmp/err"
-same 2 $? "--history: exit 2"
-same "perfdojo graph: --history is not available yet" "$(cat "$tmp/err")" \
-    "--history: not available yet"
+# the exploration tree of a session
+"$P" apply "$mm" 'split 0.0 4' 'swap 0.0' --session "$tmp/s" > /dev/null 2>&1
+"$P" checkout HEAD~1 --session "$tmp/s" > /dev/null 2>&1
+"$P" undo --session "$tmp/s" 2> /dev/null
+"$P" apply "$mm" 'split 0.0 8' --session "$tmp/s" > /dev/null 2>&1
+"$P" graph --history --session "$tmp/s" > "$tmp/h.dot"
+ok $? "graph --history"
+same 4 "$(dot -Tcanon "$tmp/h.dot" | grep -c 'class=')" \
+    "a node per state of the session"
+same 3 "$(dot -Tcanon "$tmp/h.dot" | grep -c -- '->')" \
+    "an edge from each parent to its child"
+dot -Tcanon "$tmp/h.dot" | grep -q 'highlight=true'
+ok $? "the current state is highlighted"
+grep -q 'swap 0.0' "$tmp/h.dot" && grep -q '(start)' "$tmp/h.dot"
+ok $? "states are labelled with their actions"
+"$P" graph --history --session "$tmp/s" -o "$tmp/h.svg" &&
+    python3 -c 'import sys, xml.dom.minidom; xml.dom.minidom.parse(sys.argv[1])' "$tmp/h.svg"
+ok $? "the tree as SVG is well-formed XML"
+"$P" graph --history --session "$tmp/s" --text --ascii | grep -q 'split 0.0 8'
+ok $? "the tree as text"
+fails 1 "--history of a missing session" --history --session "$tmp/nope"
+fails 2 "--history with --at" --history --at 0 --session "$tmp/s"
 "$P" graph --help | grep -q 'usage: perfdojo graph'
 ok $? "graph --help prints its usage"
 "$P" --help | grep -q '^  graph '

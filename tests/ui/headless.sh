@@ -44,6 +44,11 @@ key Enter
 dump $tmp/s8
 resize 120 40
 dump $tmp/s9
+key g
+dump $tmp/g0
+type :graph history
+key Enter
+dump $tmp/g1
 key q
 EOF
 "$PERFDOJO" explore "$k" --keys "$tmp/keys" --size 80x24
@@ -76,6 +81,11 @@ ok $? "u undoes"
 grep -q "^checkout: at " "$tmp/s8"
 ok $? "Enter in the history pane goes to the selected state"
 same 40 "$(wc -l < "$tmp/s9" | tr -d ' ')" "a resize takes the new size"
+grep -q "graph: dependences around the cursor" "$tmp/g0" &&
+    grep -q "max(x" "$tmp/g0"
+ok $? "g draws the dependence graph around the cursor"
+grep -q "graph: session tree" "$tmp/g1" && grep -q "(start)" "$tmp/g1"
+ok $? ":graph history draws the session's tree"
 git -C "$k.session" fsck > /dev/null 2>&1
 ok $? "the session is sound"
 

@@ -97,6 +97,21 @@ ok $? "a larger terminal shows the explorer again"
 [ "$(screen | awk '{ if (length($0) > m) m = length($0) } END { print m }')" -gt 100 ]
 ok $? "and uses the width"
 
+# the graph view: Graphviz's layout drawn in the terminal
+t send-keys -t explore g
+wait_for "graph: dependences around the cursor"
+ok $? "g shows the dependence graph around the cursor"
+screen | awk '/graph: dependences/ { on = 1 } on' > "$tmp/gpane"
+grep -q "0\.0\.1\.0" "$tmp/gpane" && grep -q "[CA]" "$tmp/gpane"
+ok $? "the graph shows an operation's node and an array"
+grep -q "(=,=" "$tmp/gpane"
+ok $? "and a dependence edge with its direction vector"
+t send-keys -t explore n n
+wait_for "graph: session tree"
+ok $? "n cycles to the session's tree"
+t send-keys -t explore g
+sleep 0.3
+
 # help
 t send-keys -t explore '?'
 wait_for "take the selected move"

@@ -19,6 +19,7 @@ extern const struct dojo_command dojo_command_actions;
 extern const struct dojo_command dojo_command_apply;
 extern const struct dojo_command dojo_command_emit;
 extern const struct dojo_command dojo_command_measure;
+extern const struct dojo_command dojo_command_script;
 
 /* Exit statuses: 1 for an error in the work, 2 for a usage error. */
 #define DOJO_EXIT_ERROR 1

@@ -18,6 +18,7 @@ static const struct dojo_command *const commands[] = {
 	&dojo_command_apply,
 	&dojo_command_emit,
 	&dojo_command_measure,
+	&dojo_command_script,
 };
 #define N_COMMANDS (sizeof commands / sizeof *commands)
 

@@ -257,8 +257,10 @@
    ((and (= (length args) 4) (string? (cadr args))
          (or (not (caddr args)) (list? (caddr args))))
     (standard-text (car args) (cadr args) (caddr args)))
+   ((and (eq? key '%exception) (pair? args))
+    (simple-format #f "uncaught exception: ~S" (car args)))
    (else
-    (simple-format #f "uncaught exception ~S: ~S" key args))))
+    (simple-format #f "uncaught throw to ~S: ~S" key args))))
 
 ;; The one-line message of an error KEY ARGS caught with the stack STACK
 ;; while running FILE (#f: no script): "FILE:LINE:COL: text", lines and

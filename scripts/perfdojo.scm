@@ -167,7 +167,7 @@
 (define (lookup-agent name)
   (hash-ref %agents (registry-key "lookup-agent" name)))
 
-(define* (agent-choose name p #:key (target "c"))
+(define* (agent-choose p name #:key (target "c"))
   (let ((proc (lookup-agent name)))
     (unless proc
       (perfdojo-error (simple-format #f "unknown agent '~A'" name)))

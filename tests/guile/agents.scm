@@ -52,17 +52,17 @@
 (test-equal "registered-agents" '("liar" "quitter" "swapper") (registered-agents))
 (test-assert "lookup-agent" (procedure? (lookup-agent "swapper")))
 (test-equal "lookup-agent of an unknown agent" #f (lookup-agent "nobody"))
-(test-equal "an agent may stop" #f (agent-choose "quitter" matmul))
+(test-equal "an agent may stop" #f (agent-choose matmul "quitter"))
 (test-equal "an agent must choose a string"
   '("agent 'liar' chose 42, not an action")
-  (thrown 'perfdojo-error (lambda () (agent-choose "liar" matmul))))
+  (thrown 'perfdojo-error (lambda () (agent-choose matmul "liar"))))
 (test-equal "agent-choose of an unknown agent" '("unknown agent 'nobody'")
-  (thrown 'perfdojo-error (lambda () (agent-choose "nobody" matmul))))
+  (thrown 'perfdojo-error (lambda () (agent-choose matmul "nobody"))))
 
 ;; the agent plays four steps; each choice is legal where it is made
 (define (play agent p steps)
   (let loop ((p p) (n steps) (path '()))
-    (let ((a (and (> n 0) (agent-choose agent p))))
+    (let ((a (and (> n 0) (agent-choose p agent))))
       (if a
           (begin
             (test-assert (string-append "step " (number->string (- steps n -1))
@@ -81,12 +81,12 @@
                                               "/tests/ref/matmul.dojo"))))
       (test-equal "the agent's first move computes the same product"
         (run-program small)
-        (run-program (apply-action small (agent-choose "swapper" small)))))))
+        (run-program (apply-action small (agent-choose small "swapper")))))))
 (define fissioned (apply-move matmul "fission-all"))
 (test-equal "an agent playing after a composite move"
   (program-id (apply-action fissioned
                             (find (lambda (a) (string-prefix? "swap" a))
                                   (legal-actions fissioned))))
-  (program-id (apply-action fissioned (agent-choose "swapper" fissioned))))
+  (program-id (apply-action fissioned (agent-choose fissioned "swapper"))))
 
 (test-end "agents")

@@ -26,6 +26,7 @@ static const struct dojo_command *const commands[] = {
 	&dojo_command_redo,
 	&dojo_command_branch,
 	&dojo_command_graph,
+	&dojo_command_script,
 };
 #define N_COMMANDS (sizeof commands / sizeof *commands)
 

@@ -1,0 +1,563 @@
+/* guile.c: the primitives of module (perfdojo), programs as foreign objects
+ *
+ * A program value holds a handle: the program and, made when first
+ * needed, its moves for one target (the dependence analysis is done once
+ * per program).  Programs share subtrees with non-atomic reference
+ * counts, and Guile may run finalizers on its own thread, so a finalizer
+ * only moves the handle to a list of dead ones; the next primitive frees
+ * them.  Live handles stay on a list too, so that a leak checker sees
+ * the programs that values still hold at exit.
+ */
+#include "config.h"
+
+#include <libguile.h>
+
+#include "guile.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ir/data.h"
+#include "ir/interp.h"
+#include "ir/program.h"
+#include "ir/transform.h"
+#include "src/measure.h"
+#include "targets/runner.h"
+
+/* The interpreter refuses programs whose buffers need more than this
+ * (as perfdojo run does). */
+#define RUN_MAX_BYTES (8ULL << 30)
+
+struct handle {
+	struct handle *prev, *next;	/* live: a ring; dead: "next" only */
+	dojo_program *prog;
+	dojo_moves *moves;		/* NULL until needed */
+	char target[8];			/* the target of "moves" */
+};
+
+static SCM program_type;
+static SCM sym_error;
+static pthread_mutex_t handles_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct handle live = { &live, &live, NULL, NULL, "" };
+static struct handle *dead;
+
+/* Free the handles that finalizers gave up. */
+static void
+reap(void)
+{
+	struct handle *h, *next;
+
+	pthread_mutex_lock(&handles_lock);
+	h = dead;
+	dead = NULL;
+	pthread_mutex_unlock(&handles_lock);
+	for (; h; h = next) {
+		next = h->next;
+		dojo_moves_free(h->moves);
+		dojo_program_free(h->prog);
+		free(h);
+	}
+}
+
+static void
+finalize_program(SCM obj)
+{
+	struct handle *h = scm_foreign_object_ref(obj, 0);
+
+	if (!h)
+		return;
+	scm_foreign_object_set_x(obj, 0, NULL);
+	pthread_mutex_lock(&handles_lock);
+	h->prev->next = h->next;
+	h->next->prev = h->prev;
+	h->next = dead;
+	dead = h;
+	pthread_mutex_unlock(&handles_lock);
+}
+
+/* Throw the core's last error as (perfdojo-error MESSAGE). */
+static SCM_NORETURN void
+throw_last_error(void)
+{
+	const char *msg = dojo_error_last();
+
+	scm_throw(sym_error, scm_list_1(scm_from_utf8_string(*msg ? msg :
+	    "unknown error")));
+	abort();	/* not reached */
+}
+
+/* A program value for "prog", which it takes (freed on error). */
+static SCM
+wrap_program(__dojo_take dojo_program *prog)
+{
+	struct handle *h = calloc(1, sizeof *h);
+
+	if (!h) {
+		dojo_program_free(prog);
+		dojo_error_set("out of memory");
+		throw_last_error();
+	}
+	h->prog = prog;
+	pthread_mutex_lock(&handles_lock);
+	h->next = live.next;
+	h->prev = &live;
+	live.next->prev = h;
+	live.next = h;
+	pthread_mutex_unlock(&handles_lock);
+	/* the program's memory is outside the collector's heap: a hint, so
+	 * that a search making many programs collects the dead ones */
+	scm_gc_register_allocation(4096);
+	return scm_make_foreign_object_1(program_type, h);
+}
+
+/* The handle of the program value "obj", argument "pos" of "who". */
+static struct handle *
+unwrap_program(SCM obj, int pos, const char *who)
+{
+	struct handle *h;
+
+	SCM_ASSERT_TYPE(SCM_IS_A_P(obj, program_type), obj, pos, who,
+	    "program");
+	h = scm_foreign_object_ref(obj, 0);
+	if (!h)
+		scm_misc_error(who, "program already freed: ~S",
+		    scm_list_1(obj));
+	return h;
+}
+
+SCM
+dojo_guile_from_program(dojo_program *prog)
+{
+	return wrap_program(dojo_program_copy(prog));
+}
+
+dojo_program *
+dojo_guile_to_program(SCM obj)
+{
+	return dojo_program_copy(unwrap_program(obj, 1, "program")->prog);
+}
+
+static void
+check_string(SCM obj, int pos, const char *who)
+{
+	SCM_ASSERT_TYPE(scm_is_string(obj), obj, pos, who, "string");
+}
+
+/* The moves of "h" for "target" ("c" or "cuda"), kept in the handle. */
+static dojo_moves *
+handle_moves(struct handle *h, const char *target)
+{
+	if (strcmp(target, "c") && strcmp(target, "cuda")) {
+		dojo_error_set("unknown target '%s' (c or cuda)", target);
+		return NULL;
+	}
+	if (h->moves && strcmp(h->target, target) == 0)
+		return h->moves;
+	dojo_moves_free(h->moves);
+	h->moves = dojo_moves_new(h->prog, target);
+	snprintf(h->target, sizeof h->target, "%s", target);
+	return h->moves;
+}
+
+#define FUNC_NAME "program?"
+static SCM
+prim_program_p(SCM obj)
+{
+	return scm_from_bool(SCM_IS_A_P(obj, program_type));
+}
+#undef FUNC_NAME
+
+#define FUNC_NAME "parse-program"
+static SCM
+prim_parse_program(SCM text, SCM name)
+{
+	dojo_program *prog;
+	char *t, *n;
+	size_t len;
+
+	reap();
+	check_string(text, 1, FUNC_NAME);
+	check_string(name, 2, FUNC_NAME);
+	t = scm_to_utf8_stringn(text, &len);
+	n = scm_to_utf8_string(name);
+	prog = dojo_program_parse(n, t, len);
+	if (prog && dojo_program_validate(prog) < 0) {
+		dojo_program_free(prog);
+		prog = NULL;
+	}
+	free(n);
+	free(t);
+	if (!prog)
+		throw_last_error();
+	return wrap_program(prog);
+}
+#undef FUNC_NAME
+
+#define FUNC_NAME "load-program"
+static SCM
+prim_load_program(SCM path)
+{
+	dojo_program *prog;
+	char *p;
+
+	reap();
+	check_string(path, 1, FUNC_NAME);
+	p = scm_to_utf8_string(path);
+	prog = dojo_program_read_file(p);
+	if (prog && dojo_program_validate(prog) < 0) {
+		dojo_program_free(prog);
+		prog = NULL;
+	}
+	free(p);
+	if (!prog)
+		throw_last_error();
+	return wrap_program(prog);
+}
+#undef FUNC_NAME
+
+#define FUNC_NAME "program->string"
+static SCM
+prim_program_to_string(SCM p, SCM addresses)
+{
+	struct handle *h = unwrap_program(p, 1, FUNC_NAME);
+	char *text;
+	SCM s;
+
+	reap();
+	text = dojo_program_print(h->prog, scm_is_true(addresses));
+	if (!text) {
+		dojo_error_set("out of memory");
+		throw_last_error();
+	}
+	s = scm_from_utf8_string(text);
+	free(text);
+	return s;
+}
+#undef FUNC_NAME
+
+#define FUNC_NAME "program-id"
+static SCM
+prim_program_id(SCM p)
+{
+	struct handle *h = unwrap_program(p, 1, FUNC_NAME);
+	char id[41];
+
+	dojo_program_id(id, h->prog);
+	return scm_from_utf8_string(id);
+}
+#undef FUNC_NAME
+
+/* The actions listed by dojo_moves_list, as C strings. */
+struct action_list {
+	char **v;
+	size_t n, cap;
+};
+
+static int
+collect_action(const struct dojo_action *a, void *payload)
+{
+	struct action_list *l = payload;
+	char text[512], **v;
+
+	if (l->n == l->cap) {
+		l->cap = l->cap ? 2 * l->cap : 64;
+		v = realloc(l->v, l->cap * sizeof *v);
+		if (!v)
+			return dojo_error_set("out of memory");
+		l->v = v;
+	}
+	dojo_action_format(text, sizeof text, a);
+	if (!(l->v[l->n] = strdup(text)))
+		return dojo_error_set("out of memory");
+	l->n++;
+	return 0;
+}
+
+#define FUNC_NAME "legal-actions"
+static SCM
+prim_legal_actions(SCM p, SCM address, SCM target)
+{
+	struct handle *h = unwrap_program(p, 1, FUNC_NAME);
+	struct action_list l = { NULL, 0, 0 };
+	int path[DOJO_MAX_DEPTH], npath = 0, rc = -1;
+	char *at = NULL, *t;
+	dojo_moves *mv;
+	SCM list = SCM_EOL;
+	size_t i;
+
+	if (scm_is_true(address))
+		check_string(address, 2, FUNC_NAME);
+	check_string(target, 3, FUNC_NAME);
+	reap();
+	t = scm_to_utf8_string(target);
+	if (scm_is_true(address)) {
+		at = scm_to_utf8_string(address);
+		if ((npath = dojo_address_parse(path, at)) < 0)
+			goto out;
+		if (!dojo_program_lookup(h->prog, path, npath)) {
+			dojo_error_set("no node at address %s", at);
+			goto out;
+		}
+	}
+	mv = handle_moves(h, t);
+	if (!mv)
+		goto out;
+	dojo_error_clear();
+	rc = dojo_moves_list(mv, path, npath, collect_action, &l);
+	if (rc != 0 && !*dojo_error_last())
+		rc = 0;
+out:
+	free(at);
+	free(t);
+	if (rc != 0) {
+		for (i = 0; i < l.n; i++)
+			free(l.v[i]);
+		free(l.v);
+		throw_last_error();
+	}
+	for (i = l.n; i-- > 0;) {
+		list = scm_cons(scm_from_utf8_string(l.v[i]), list);
+		free(l.v[i]);
+	}
+	free(l.v);
+	return list;
+}
+#undef FUNC_NAME
+
+/* Parse "action" for "p" and find the moves for "target"; NULL with the
+ * last error set. */
+static dojo_moves *
+action_moves(struct dojo_action *out, struct handle *h, SCM action,
+    SCM target)
+{
+	char *a = scm_to_utf8_string(action), *t = scm_to_utf8_string(target);
+	dojo_moves *mv = NULL;
+
+	if (dojo_action_parse(out, a) == 0)
+		mv = handle_moves(h, t);
+	free(a);
+	free(t);
+	return mv;
+}
+
+#define FUNC_NAME "action-refusal"
+static SCM
+prim_action_refusal(SCM p, SCM action, SCM target)
+{
+	struct handle *h = unwrap_program(p, 1, FUNC_NAME);
+	struct dojo_action a;
+	dojo_moves *mv;
+
+	check_string(action, 2, FUNC_NAME);
+	check_string(target, 3, FUNC_NAME);
+	reap();
+	mv = action_moves(&a, h, action, target);
+	if (!mv)
+		throw_last_error();
+	if (dojo_moves_check(mv, &a) == 0)
+		return SCM_BOOL_F;
+	return scm_from_utf8_string(dojo_error_last());
+}
+#undef FUNC_NAME
+
+#define FUNC_NAME "apply-action"
+static SCM
+prim_apply_action(SCM p, SCM action, SCM target)
+{
+	struct handle *h = unwrap_program(p, 1, FUNC_NAME);
+	struct dojo_action a;
+	dojo_program *next;
+	dojo_moves *mv;
+
+	check_string(action, 2, FUNC_NAME);
+	check_string(target, 3, FUNC_NAME);
+	reap();
+	mv = action_moves(&a, h, action, target);
+	if (!mv || !(next = dojo_moves_apply(mv, &a)))
+		throw_last_error();
+	return wrap_program(next);
+}
+#undef FUNC_NAME
+
+/* The checksum of buffer "b" as an alist: sum, abs, hash, as
+ * dojo_data_print_checksum writes them. */
+static SCM
+checksum(dojo_data *data, int b)
+{
+	char *line = NULL, hash[32] = "";
+	size_t len = 0;
+	double sum = 0, abs_sum = 0;
+	FILE *f = open_memstream(&line, &len);
+
+	if (f) {
+		dojo_data_print_checksum(f, data, b);
+		fclose(f);
+	}
+	if (!line || sscanf(line, "%*s sum=%lf abs=%lf hash=%31s", &sum,
+	    &abs_sum, hash) != 3) {
+		free(line);
+		return SCM_BOOL_F;
+	}
+	free(line);
+	return scm_list_3(scm_cons(scm_from_utf8_symbol("sum"),
+	    scm_from_double(sum)),
+	    scm_cons(scm_from_utf8_symbol("abs"), scm_from_double(abs_sum)),
+	    scm_cons(scm_from_utf8_symbol("hash"), scm_from_utf8_string(hash)));
+}
+
+#define FUNC_NAME "run-program"
+static SCM
+prim_run_program(SCM p, SCM target, SCM seed, SCM timeout)
+{
+	struct handle *h = unwrap_program(p, 1, FUNC_NAME);
+	struct dojo_run_options ropt = { NULL, NULL, 60, DOJO_RUN_MEMORY };
+	struct dojo_run_result res;
+	dojo_program *prog = h->prog;
+	const char *file;
+	enum dojo_role role;
+	uint64_t s;
+	dojo_data *data;
+	char *t;
+	SCM out = SCM_EOL;
+	int b, rc = -1;
+
+	check_string(target, 2, FUNC_NAME);
+	s = scm_to_uint64(seed);
+	ropt.timeout = scm_to_double(timeout);
+	if (!(ropt.timeout > 0))
+		scm_out_of_range(FUNC_NAME, timeout);
+	reap();
+	t = scm_to_utf8_string(target);
+	if (strcmp(t, "interp") && strcmp(t, "c")) {
+		dojo_error_set("unknown target '%s' (interp or c)", t);
+		free(t);
+		throw_last_error();
+	}
+	data = dojo_data_new(prog, RUN_MAX_BYTES);
+	if (!data)
+		goto out;
+	dojo_data_randomize(data, s);
+	if (strcmp(t, "c") == 0) {
+		if (dojo_c_run(prog, data, &ropt, &res) < 0)
+			goto out;
+		if (res.outcome != DOJO_OUTCOME_OK) {
+			file = dojo_program_file(prog);
+			dojo_error_set("%s: %s: %s", file ? file : "<program>",
+			    dojo_outcome_name(res.outcome), res.message);
+			goto out;
+		}
+	} else if (dojo_interp_run(prog, data) < 0) {
+		goto out;
+	}
+	rc = 0;
+out:
+	free(t);
+	if (rc < 0) {
+		dojo_data_free(data);
+		throw_last_error();
+	}
+	for (b = dojo_program_n_buffers(prog) - 1; b >= 0; b--) {
+		role = dojo_buffer_role(prog, b);
+		if (role == DOJO_OUT || role == DOJO_INOUT)
+			out = scm_cons(scm_cons(scm_from_utf8_string(
+			    dojo_buffer_name(prog, b)), checksum(data, b)), out);
+	}
+	dojo_data_free(data);
+	return out;
+}
+#undef FUNC_NAME
+
+static SCM
+pair(const char *key, SCM value)
+{
+	return scm_cons(scm_from_utf8_symbol(key), value);
+}
+
+#define FUNC_NAME "measure"
+static SCM
+prim_measure(SCM p, SCM baseline, SCM db, SCM fresh, SCM timeout,
+    SCM cflags, SCM seconds, SCM precision)
+{
+	struct handle *h = unwrap_program(p, 1, FUNC_NAME), *bh = NULL;
+	struct dojo_measure_options opt;
+	struct dojo_measurement m, base;
+	char *dbs = NULL, *cf = NULL;
+	double speedup = 0;
+	bool ok;
+	int rc;
+
+	if (scm_is_true(baseline))
+		bh = unwrap_program(baseline, 2, FUNC_NAME);
+	if (scm_is_true(db))
+		check_string(db, 3, FUNC_NAME);
+	if (scm_is_true(cflags))
+		check_string(cflags, 6, FUNC_NAME);
+	dojo_measure_options_init(&opt);
+	opt.fresh = scm_is_true(fresh);
+	opt.run.timeout = scm_to_double(timeout);
+	if (!(opt.run.timeout > 0))
+		scm_out_of_range(FUNC_NAME, timeout);
+	opt.run.budget = scm_to_double(seconds);
+	if (!(opt.run.budget > 0))
+		scm_out_of_range(FUNC_NAME, seconds);
+	opt.run.precision = scm_to_double(precision);
+	if (!(opt.run.precision > 0))
+		scm_out_of_range(FUNC_NAME, precision);
+	reap();
+	if (scm_is_true(db))
+		opt.db = dbs = scm_to_utf8_string(db);
+	if (scm_is_true(cflags))
+		opt.run.cflags = cf = scm_to_utf8_string(cflags);
+	/* the baseline is the reference the outputs are checked against */
+	rc = bh ? dojo_measure(bh->prog, NULL, &opt, &base) : 0;
+	if (rc == 0)
+		rc = dojo_measure(h->prog, bh ? bh->prog : NULL, &opt, &m);
+	free(dbs);
+	free(cf);
+	if (rc < 0)
+		throw_last_error();
+	ok = m.outcome == DOJO_OUTCOME_OK;
+	if (bh && ok && base.outcome == DOJO_OUTCOME_OK && m.median_ns > 0)
+		speedup = base.median_ns / m.median_ns;
+	return scm_list_n(
+	    pair("outcome", scm_from_utf8_string(dojo_outcome_name(m.outcome))),
+	    pair("message", scm_from_utf8_string(m.message)),
+	    pair("median", ok ? scm_from_double(m.median_ns) : SCM_BOOL_F),
+	    pair("interval", ok ? scm_cons(scm_from_double(m.ci_low_ns),
+		scm_from_double(m.ci_high_ns)) : SCM_BOOL_F),
+	    pair("speedup", speedup > 0 ? scm_from_double(speedup) :
+		SCM_BOOL_F),
+	    pair("reps", scm_from_int(m.reps)),
+	    pair("cached", scm_from_bool(m.cached)),
+	    pair("state", scm_from_utf8_string(m.state)),
+	    pair("fingerprint", scm_from_utf8_string(m.fingerprint)),
+	    SCM_UNDEFINED);
+}
+#undef FUNC_NAME
+
+void
+dojo_guile_init(void)
+{
+	if (!program_type) {
+		program_type = scm_make_foreign_object_type(
+		    scm_from_utf8_symbol("program"),
+		    scm_list_1(scm_from_utf8_symbol("handle")),
+		    finalize_program);
+		scm_gc_protect_object(program_type);
+		sym_error = scm_gc_protect_object(
+		    scm_from_utf8_symbol("perfdojo-error"));
+	}
+	scm_c_define_gsubr("%program?", 1, 0, 0, prim_program_p);
+	scm_c_define_gsubr("%parse-program", 2, 0, 0, prim_parse_program);
+	scm_c_define_gsubr("%load-program", 1, 0, 0, prim_load_program);
+	scm_c_define_gsubr("%program->string", 2, 0, 0,
+	    prim_program_to_string);
+	scm_c_define_gsubr("%program-id", 1, 0, 0, prim_program_id);
+	scm_c_define_gsubr("%legal-actions", 3, 0, 0, prim_legal_actions);
+	scm_c_define_gsubr("%action-refusal", 3, 0, 0, prim_action_refusal);
+	scm_c_define_gsubr("%apply-action", 3, 0, 0, prim_apply_action);
+	scm_c_define_gsubr("%run-program", 4, 0, 0, prim_run_program);
+	scm_c_define_gsubr("%measure", 8, 0, 0, prim_measure);
+}

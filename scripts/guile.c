@@ -18,12 +18,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "ir/data.h"
 #include "ir/interp.h"
 #include "ir/program.h"
 #include "ir/transform.h"
 #include "src/measure.h"
+#include "src/session.h"
 #include "targets/runner.h"
 
 /* The interpreter refuses programs whose buffers need more than this
@@ -37,7 +39,14 @@ struct handle {
 	char target[8];			/* the target of "moves" */
 };
 
-static SCM program_type;
+/* A session value: the session, freed by reap() once the value is dead. */
+struct shandle {
+	struct shandle *next;		/* dead: the list */
+	dojo_session *session;
+};
+
+static SCM program_type, session_type;
+static struct shandle *dead_sessions;
 static SCM sym_error;
 static pthread_mutex_t handles_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct handle live = { &live, &live, NULL, NULL, "" };
@@ -48,10 +57,13 @@ static void
 reap(void)
 {
 	struct handle *h, *next;
+	struct shandle *sh, *snext;
 
 	pthread_mutex_lock(&handles_lock);
 	h = dead;
 	dead = NULL;
+	sh = dead_sessions;
+	dead_sessions = NULL;
 	pthread_mutex_unlock(&handles_lock);
 	for (; h; h = next) {
 		next = h->next;
@@ -59,6 +71,25 @@ reap(void)
 		dojo_program_free(h->prog);
 		free(h);
 	}
+	for (; sh; sh = snext) {
+		snext = sh->next;
+		dojo_session_free(sh->session);
+		free(sh);
+	}
+}
+
+static void
+finalize_session(SCM obj)
+{
+	struct shandle *sh = scm_foreign_object_ref(obj, 0);
+
+	if (!sh)
+		return;
+	scm_foreign_object_set_x(obj, 0, NULL);
+	pthread_mutex_lock(&handles_lock);
+	sh->next = dead_sessions;
+	dead_sessions = sh;
+	pthread_mutex_unlock(&handles_lock);
 }
 
 static void
@@ -537,6 +568,240 @@ prim_measure(SCM p, SCM baseline, SCM db, SCM fresh, SCM timeout,
 }
 #undef FUNC_NAME
 
+/* Sessions (src/session.h). */
+
+static SCM
+wrap_session(__dojo_take dojo_session *session)
+{
+	struct shandle *sh = calloc(1, sizeof *sh);
+
+	if (!sh) {
+		dojo_session_free(session);
+		dojo_error_set("out of memory");
+		throw_last_error();
+	}
+	sh->session = session;
+	return scm_make_foreign_object_1(session_type, sh);
+}
+
+static dojo_session *
+unwrap_session(SCM obj, int pos, const char *who)
+{
+	struct shandle *sh;
+
+	SCM_ASSERT_TYPE(SCM_IS_A_P(obj, session_type), obj, pos, who,
+	    "session");
+	sh = scm_foreign_object_ref(obj, 0);
+	if (!sh)
+		scm_misc_error(who, "session already freed: ~S",
+		    scm_list_1(obj));
+	return sh->session;
+}
+
+#define FUNC_NAME "session?"
+static SCM
+prim_session_p(SCM obj)
+{
+	return scm_from_bool(SCM_IS_A_P(obj, session_type));
+}
+#undef FUNC_NAME
+
+#define FUNC_NAME "open-session"
+static SCM
+prim_open_session(SCM path, SCM p)
+{
+	struct handle *h = NULL;
+	dojo_session *session;
+	char *dir;
+
+	check_string(path, 1, FUNC_NAME);
+	if (scm_is_true(p))
+		h = unwrap_program(p, 2, FUNC_NAME);
+	reap();
+	dir = scm_to_utf8_string(path);
+	if (h && access(dir, F_OK) != 0)
+		session = dojo_session_create(dir, h->prog,
+		    dojo_program_file(h->prog));
+	else
+		session = dojo_session_open(dir);
+	free(dir);
+	if (!session)
+		throw_last_error();
+	return wrap_session(session);
+}
+#undef FUNC_NAME
+
+#define FUNC_NAME "session-current"
+static SCM
+prim_session_current(SCM s)
+{
+	dojo_session *session = unwrap_session(s, 1, FUNC_NAME);
+
+	reap();
+	return dojo_guile_from_program(dojo_session_program(session));
+}
+#undef FUNC_NAME
+
+#define FUNC_NAME "session-head"
+static SCM
+prim_session_head(SCM s)
+{
+	dojo_session *session = unwrap_session(s, 1, FUNC_NAME);
+
+	return scm_from_utf8_string(dojo_session_head(session));
+}
+#undef FUNC_NAME
+
+#define FUNC_NAME "session-step!"
+static SCM
+prim_session_step(SCM s, SCM action, SCM target)
+{
+	dojo_session *session = unwrap_session(s, 1, FUNC_NAME);
+	struct dojo_session_step st;
+	char *a, *t;
+	int rc;
+
+	check_string(action, 2, FUNC_NAME);
+	check_string(target, 3, FUNC_NAME);
+	reap();
+	a = scm_to_utf8_string(action);
+	t = scm_to_utf8_string(target);
+	rc = dojo_session_apply(session, a, t, &st);
+	free(a);
+	free(t);
+	if (rc < 0)
+		throw_last_error();
+	return dojo_guile_from_program(dojo_session_program(session));
+}
+#undef FUNC_NAME
+
+/* Undo, redo, checkout, branch: a move in the tree, then the current
+ * program. */
+static SCM
+session_move(SCM s, SCM arg, const char *who, int which)
+{
+	dojo_session *session = unwrap_session(s, 1, who);
+	char *text = NULL;
+	int rc;
+
+	if (which >= 2)
+		check_string(arg, 2, who);
+	reap();
+	if (which >= 2)
+		text = scm_to_utf8_string(arg);
+	rc = which == 0 ? dojo_session_undo(session) :
+	    which == 1 ? dojo_session_redo(session) :
+	    which == 2 ? dojo_session_jump(session, text) :
+	    dojo_session_branch_create(session, text);
+	free(text);
+	if (rc < 0)
+		throw_last_error();
+	return dojo_guile_from_program(dojo_session_program(session));
+}
+
+static SCM
+prim_session_undo(SCM s)
+{
+	return session_move(s, SCM_BOOL_F, "session-undo!", 0);
+}
+
+static SCM
+prim_session_redo(SCM s)
+{
+	return session_move(s, SCM_BOOL_F, "session-redo!", 1);
+}
+
+static SCM
+prim_session_checkout(SCM s, SCM rev)
+{
+	return session_move(s, rev, "session-checkout!", 2);
+}
+
+static SCM
+prim_session_branch(SCM s, SCM name)
+{
+	return session_move(s, name, "session-branch!", 3);
+}
+
+static int
+log_entry(const struct dojo_session_entry *e, void *payload)
+{
+	SCM *list = payload;
+	const struct dojo_session_measurement *m = &e->m;
+	bool ok = m->measured && strcmp(m->outcome, "ok") == 0;
+
+	*list = scm_cons(scm_list_n(
+	    pair("commit", scm_from_utf8_string(e->commit)),
+	    pair("parent", e->parent[0] ? scm_from_utf8_string(e->parent) :
+		SCM_BOOL_F),
+	    pair("action", e->parent[0] ? scm_from_utf8_string(e->action) :
+		SCM_BOOL_F),
+	    pair("state", scm_from_utf8_string(e->state)),
+	    pair("depth", scm_from_int(e->depth)),
+	    pair("current", scm_from_bool(e->current)),
+	    pair("branches", scm_from_utf8_string(e->branches)),
+	    pair("outcome", m->measured ? scm_from_utf8_string(m->outcome) :
+		SCM_BOOL_F),
+	    pair("median", ok ? scm_from_double(m->median_ns) : SCM_BOOL_F),
+	    pair("speedup", ok && m->speedup > 0 ?
+		scm_from_double(m->speedup) : SCM_BOOL_F),
+	    SCM_UNDEFINED), *list);
+	return 0;
+}
+
+#define FUNC_NAME "session-log"
+static SCM
+prim_session_log(SCM s)
+{
+	dojo_session *session = unwrap_session(s, 1, FUNC_NAME);
+	SCM list = SCM_EOL;
+
+	reap();
+	if (dojo_session_walk(session, log_entry, &list) < 0)
+		throw_last_error();
+	return scm_reverse_x(list, SCM_EOL);
+}
+#undef FUNC_NAME
+
+#define FUNC_NAME "session-measure!"
+static SCM
+prim_session_measure(SCM s, SCM db, SCM timeout, SCM seconds)
+{
+	dojo_session *session = unwrap_session(s, 1, FUNC_NAME);
+	struct dojo_session_measurement m;
+	struct dojo_measure_options opt;
+	char *dbs = NULL;
+	int rc;
+	bool ok;
+
+	if (scm_is_true(db))
+		check_string(db, 2, FUNC_NAME);
+	dojo_measure_options_init(&opt);
+	opt.run.timeout = scm_to_double(timeout);
+	opt.run.budget = scm_to_double(seconds);
+	if (!(opt.run.timeout > 0))
+		scm_out_of_range(FUNC_NAME, timeout);
+	if (!(opt.run.budget > 0))
+		scm_out_of_range(FUNC_NAME, seconds);
+	reap();
+	if (scm_is_true(db))
+		opt.db = dbs = scm_to_utf8_string(db);
+	rc = dojo_session_measure(session, NULL, &opt, &m);
+	free(dbs);
+	if (rc < 0)
+		throw_last_error();
+	ok = strcmp(m.outcome, "ok") == 0;
+	return scm_list_n(
+	    pair("outcome", scm_from_utf8_string(m.outcome)),
+	    pair("median", ok ? scm_from_double(m.median_ns) : SCM_BOOL_F),
+	    pair("interval", ok ? scm_cons(scm_from_double(m.ci_low_ns),
+		scm_from_double(m.ci_high_ns)) : SCM_BOOL_F),
+	    pair("speedup", ok && m.speedup > 0 ? scm_from_double(m.speedup) :
+		SCM_BOOL_F),
+	    SCM_UNDEFINED);
+}
+#undef FUNC_NAME
+
 void
 dojo_guile_init(void)
 {
@@ -548,6 +813,11 @@ dojo_guile_init(void)
 		scm_gc_protect_object(program_type);
 		sym_error = scm_gc_protect_object(
 		    scm_from_utf8_symbol("perfdojo-error"));
+		session_type = scm_make_foreign_object_type(
+		    scm_from_utf8_symbol("session"),
+		    scm_list_1(scm_from_utf8_symbol("handle")),
+		    finalize_session);
+		scm_gc_protect_object(session_type);
 	}
 	scm_c_define_gsubr("%program?", 1, 0, 0, prim_program_p);
 	scm_c_define_gsubr("%parse-program", 2, 0, 0, prim_parse_program);
@@ -560,4 +830,16 @@ dojo_guile_init(void)
 	scm_c_define_gsubr("%apply-action", 3, 0, 0, prim_apply_action);
 	scm_c_define_gsubr("%run-program", 4, 0, 0, prim_run_program);
 	scm_c_define_gsubr("%measure", 8, 0, 0, prim_measure);
+	scm_c_define_gsubr("%session?", 1, 0, 0, prim_session_p);
+	scm_c_define_gsubr("%open-session", 2, 0, 0, prim_open_session);
+	scm_c_define_gsubr("%session-current", 1, 0, 0, prim_session_current);
+	scm_c_define_gsubr("%session-head", 1, 0, 0, prim_session_head);
+	scm_c_define_gsubr("%session-step!", 3, 0, 0, prim_session_step);
+	scm_c_define_gsubr("%session-undo!", 1, 0, 0, prim_session_undo);
+	scm_c_define_gsubr("%session-redo!", 1, 0, 0, prim_session_redo);
+	scm_c_define_gsubr("%session-checkout!", 2, 0, 0,
+	    prim_session_checkout);
+	scm_c_define_gsubr("%session-branch!", 2, 0, 0, prim_session_branch);
+	scm_c_define_gsubr("%session-log", 1, 0, 0, prim_session_log);
+	scm_c_define_gsubr("%session-measure!", 4, 0, 0, prim_session_measure);
 }

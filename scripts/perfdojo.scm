@@ -24,6 +24,18 @@
             run-program
             measure
 
+            session?
+            open-session
+            session-current
+            session-head
+            session-step!
+            session-undo!
+            session-redo!
+            session-checkout!
+            session-branch!
+            session-log
+            session-measure!
+
             perfdojo-error
             perfdojo-error?
             perfdojo-error-message
@@ -118,6 +130,51 @@
                    "Wrong type argument (expecting string): ~S"
                    (list target) (list target))))
   (%measure p baseline db fresh? timeout cflags seconds precision))
+
+;;; Sessions: the exploration history, a git repository (doc/session.md)
+
+(define (session? x)
+  (%session? x))
+
+;; The session at PATH; created, starting at PROGRAM, when there is none.
+(define* (open-session path #:optional (program #f))
+  (%open-session path program))
+
+;; The program of the current state.
+(define (session-current s)
+  (%session-current s))
+
+;; The commit id of the current state.
+(define (session-head s)
+  (%session-head s))
+
+;; Take ACTION from the current state and record it; the new state's
+;; program.  A step from a state with children starts a branch.
+(define* (session-step! s action #:key (target "c"))
+  (%session-step! s action target))
+
+;; Moves in the tree; each returns the program of the state reached.
+(define (session-undo! s)
+  (%session-undo! s))
+
+(define (session-redo! s)
+  (%session-redo! s))
+
+(define (session-checkout! s rev)
+  (%session-checkout! s rev))
+
+(define (session-branch! s name)
+  (%session-branch! s name))
+
+;; Every state, parents first: alists of commit, parent, action, state,
+;; depth, current, branches, outcome, median, speedup.
+(define (session-log s)
+  (%session-log s))
+
+;; Measure the current state (the C target) and record it: an alist of
+;; outcome, median, interval, speedup (against the start).
+(define* (session-measure! s #:key (db #f) (timeout 60) (seconds 2.0))
+  (%session-measure! s db timeout seconds))
 
 ;;; Moves and agents written in Scheme
 

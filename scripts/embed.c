@@ -372,3 +372,74 @@ dojo_guile_agent_choose(dojo_program *prog, const char *name)
 	scm_with_guile(named_call_in_guile, &r);
 	return r.action;
 }
+
+/* A call of the private procedure "proc" of (perfdojo) on a program (or
+ * #f), and two strings (or #f); its value as text. */
+struct text_call {
+	const char *proc;
+	dojo_program *prog;
+	const char *a, *b;
+	char *out;
+	bool is_false;
+};
+
+static SCM
+text_call_body(void *data)
+{
+	struct text_call *t = data;
+
+	return scm_call_3(scm_c_private_ref("perfdojo", t->proc),
+	    t->prog ? dojo_guile_from_program(t->prog) : SCM_BOOL_F,
+	    t->a ? scm_from_utf8_string(t->a) : SCM_BOOL_F,
+	    t->b ? scm_from_utf8_string(t->b) : SCM_BOOL_F);
+}
+
+static void *
+text_call_in_guile(void *data)
+{
+	struct text_call *t = data;
+	struct call c = { text_call_body, t, NULL };
+
+	if (define_module() < 0)
+		return NULL;
+	if (call_scheme(&c) < 0) {
+		if (c.quit) {
+			free(c.error);
+			dojo_error_set("exit is not available here");
+		} else {
+			free(c.error);
+		}
+		return NULL;
+	}
+	if (scm_is_string(c.value))
+		t->out = scm_to_utf8_string(c.value);
+	else if (scm_is_false(c.value))
+		t->is_false = true;
+	else
+		t->out = scm_to_utf8_string(scm_object_to_string(c.value,
+		    SCM_UNDEFINED));
+	return NULL;
+}
+
+int
+dojo_guile_explore_eval(dojo_program *prog, const char *session,
+    const char *expr, char **out_text)
+{
+	struct text_call t = { "%explorer-eval", prog, session, expr, NULL,
+	    false };
+
+	scm_with_guile(text_call_in_guile, &t);
+	*out_text = t.out;
+	return t.out ? 0 : -1;
+}
+
+char *
+dojo_guile_key_command(dojo_program *prog, const char *key)
+{
+	struct text_call t = { "%key-command", prog, key, NULL, NULL, false };
+
+	scm_with_guile(text_call_in_guile, &t);
+	if (t.is_false)
+		dojo_error_clear();
+	return t.out;
+}

@@ -51,6 +51,16 @@ __dojo_give dojo_program *dojo_guile_apply_move(__dojo_keep dojo_program *prog,
 char *dojo_guile_agent_choose(__dojo_keep dojo_program *prog,
     const char *name);
 
+/* For the explorer: evaluate "expr" with explorer-program bound to
+ * "prog" and (explorer-session) opening "session", the output and
+ * warnings captured, C-c (SIGINT) an error; "*out_text" (malloc'ed) the
+ * output then "=> VALUE".  0, or -1 with the last error set. */
+int dojo_guile_explore_eval(__dojo_keep dojo_program *prog,
+    const char *session, const char *expr, char **out_text);
+/* The explorer command bound to "key" with bind-key (malloc'ed), or NULL:
+ * none (the last error clear) or an error (set). */
+char *dojo_guile_key_command(__dojo_keep dojo_program *prog, const char *key);
+
 #ifdef SCM_MAJOR_VERSION
 /* Programs as Scheme values (in Guile mode): a new reference either way;
  * dojo_guile_to_program throws wrong-type-arg on anything else. */

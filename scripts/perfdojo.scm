@@ -36,6 +36,10 @@
             session-log
             session-measure!
 
+            explorer-program
+            explorer-session
+            bind-key
+
             perfdojo-error
             perfdojo-error?
             perfdojo-error-message
@@ -175,6 +179,65 @@
 ;; outcome, median, interval, speedup (against the start).
 (define* (session-measure! s #:key (db #f) (timeout 60) (seconds 2.0))
   (%session-measure! s db timeout seconds))
+
+;;; The explorer (doc/guile.md): its current state, key bindings
+
+;; The current state's program while the explorer evaluates (:scheme,
+;; a key binding); #f elsewhere.
+(define explorer-program #f)
+(define %explorer-session-dir #f)
+
+;; The explorer's session (a new handle on it), or #f outside it.
+(define (explorer-session)
+  (and %explorer-session-dir (open-session %explorer-session-dir)))
+
+(define %key-bindings (make-hash-table))
+
+;; In the explorer, the key KEY (a one-character string) runs COMMAND: a
+;; command line such as "apply split 0.0 4", or a procedure of the
+;; current program that returns one (or #f for nothing).
+(define (bind-key key command)
+  (unless (and (string? key) (= (string-length key) 1))
+    (scm-error 'wrong-type-arg "bind-key"
+               "Wrong type argument in position 1 (expecting a one-character string): ~S"
+               (list key) (list key)))
+  (unless (or (string? command) (procedure? command))
+    (scm-error 'wrong-type-arg "bind-key"
+               "Wrong type argument in position 2 (expecting string or procedure): ~S"
+               (list command) (list command)))
+  (hash-set! %key-bindings key command))
+
+(define (%key-command program key unused)
+  (let ((b (hash-ref %key-bindings key)))
+    (cond ((not b) #f)
+          ((string? b) b)
+          (else
+           (set! explorer-program program)
+           (let ((r (b program)))
+             (and (string? r) r))))))
+
+;; TEXT evaluated for the explorer: the output, then "=> VALUE".  C-c
+;; (SIGINT) interrupts it with a perfdojo-error.
+(define (%explorer-eval program session-dir text)
+  (set! explorer-program program)
+  (set! %explorer-session-dir session-dir)
+  (let* ((port (open-output-string))
+         (value (dynamic-wind
+                  (lambda ()
+                    (sigaction SIGINT
+                               (lambda (sig)
+                                 (perfdojo-error "interrupted (C-c)"))))
+                  (lambda ()
+                    (parameterize ((current-output-port port)
+                                   (current-error-port port)
+                                   (current-warning-port port))
+                      (%eval-string text)))
+                  (lambda () (sigaction SIGINT SIG_DFL))))
+         (out (get-output-string port)))
+    (cond ((string=? value "#<unspecified>") out)
+          ((or (string-null? out) (string-suffix? "\n" out))
+           (string-append out "=> " value))
+          (else (string-append out "\n=> " value)))))
 
 ;;; Moves and agents written in Scheme
 

@@ -265,14 +265,16 @@ ex_reload(struct explorer *ex)
 	char best[41];
 	int i;
 
-	ex->prog = dojo_session_program(ex->session);
-	dojo_moves_free(ex->moves);
-	ex->moves = dojo_moves_new(ex->prog, ex->target);
 	free(ex->rows);
 	ex->rows = NULL;
 	ex->nrows = 0;
+	/* the rows first: they bring the session up to date with the
+	 * repository, which another process (or Scheme) may have moved */
 	if (dojo_session_rows(ex->session, &ex->rows, &ex->nrows) < 0)
 		return -1;
+	ex->prog = dojo_session_program(ex->session);
+	dojo_moves_free(ex->moves);
+	ex->moves = dojo_moves_new(ex->prog, ex->target);
 	memset(&ex->head, 0, sizeof ex->head);
 	ex->has_best = false;
 	for (i = 0; i < ex->nrows; i++)
@@ -411,6 +413,8 @@ ex_measure(struct explorer *ex)
 	if (pid == 0) {
 		int null = open("/dev/null", O_RDONLY);
 
+		/* away from the terminal's signals (C-c for Scheme) */
+		setpgid(0, 0);
 		dup2(null, 0);
 		dup2(pipefd[1], 1);
 		dup2(pipefd[1], 2);
@@ -497,8 +501,8 @@ struct ex_command {
 	void (*run)(struct explorer *ex, const char *args);
 };
 
-static void
-show_output(struct explorer *ex, const char *title, char *text)
+void
+ex_show_output(struct explorer *ex, const char *title, char *text)
 {
 	ex->graph_view = false;
 	free(ex->output);
@@ -586,7 +590,7 @@ cmd_log(struct explorer *ex, const char *args)
 			dojo_strbuf_printf(&sb, "  %.3gx", e->m.speedup);
 		dojo_strbuf_puts(&sb, "\n");
 	}
-	show_output(ex, "log", dojo_strbuf_detach(&sb));
+	ex_show_output(ex, "log", dojo_strbuf_detach(&sb));
 	ex->focus = PANE_HISTORY;
 }
 
@@ -621,6 +625,18 @@ cmd_graph(struct explorer *ex, const char *args)
 		ex->graph_mode = i;
 	ex->graph_view = true;
 	ex->focus = PANE_CODE;
+}
+
+static void
+cmd_scheme(struct explorer *ex, const char *args)
+{
+	ex_scheme_eval(ex, args);
+}
+
+static void
+cmd_move(struct explorer *ex, const char *args)
+{
+	ex_scheme_move(ex, args);
 }
 
 static void
@@ -674,6 +690,10 @@ static const struct ex_command commands[] = {
 	{ "graph", "[around|all|history|off]", "the dependence graph (around "
 	    "the cursor, whole) or the session's tree", cmd_graph },
 	{ "write", "FILE", "write the current kernel to FILE", cmd_write },
+	{ "scheme", "EXPR", "evaluate Scheme with (perfdojo); C-c interrupts",
+	    cmd_scheme },
+	{ "move", "[NAME]", "take a move defined in Scheme (none: list them)",
+	    cmd_move },
 	{ "help", "", "the keys and commands", cmd_help },
 	{ "quit", "", "leave (every step is already in the session)",
 	    cmd_quit },
@@ -843,6 +863,7 @@ static const char key_help[] =
     "session's tree),\n"
     "                    f fit or 1:1, arrows/hjkl pan\n"
     "  :                 a command (Tab completes, Up/Down history)\n"
+    "  C-c               interrupt a Scheme evaluation (:scheme)\n"
     "  ?                 this help;  q  quit\n"
     "  mouse             a click selects a node, a move, a state; a double "
     "click\n"
@@ -1039,6 +1060,9 @@ handle_key(struct explorer *ex, int key, bool code)
 		break;
 	case 12:	/* C-l */
 		clearok(curscr, TRUE);
+		break;
+	default:
+		ex_scheme_key(ex, key);
 		break;
 	}
 }
@@ -1342,6 +1366,7 @@ dojo_explore(const struct dojo_explore_options *opt)
 	ex_layout(&ex);
 	ex_message(&ex, false, "%s: %s at %.7s   ? for help, : for commands",
 	    opt->file, dir, ex.head.commit);
+	ex_scheme_init_file(&ex);
 	while (!ex.quit && !got_signal) {
 		if (!scp)
 			ex_draw(&ex);

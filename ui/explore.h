@@ -119,6 +119,8 @@ struct explorer {
 	int status_row, cmd_row;
 	bool too_small;
 	bool script_failed;
+	bool guile_started;		/* Scheme has run: key bindings may
+					   exist */
 };
 
 /* explore.c */
@@ -128,6 +130,8 @@ int ex_reload(struct explorer *ex);
 void ex_rebuild_moves(struct explorer *ex);
 int ex_command(struct explorer *ex, const char *line);
 void ex_measure(struct explorer *ex);
+/* Show "text" (taken) in the lower pane under "title". */
+void ex_show_output(struct explorer *ex, const char *title, char *text);
 /* The command names and their one-line help, for completion and help. */
 int ex_n_commands(void);
 const char *ex_command_name(int i);
@@ -153,6 +157,13 @@ const char *ex_key_help(void);
 void ex_graph_draw(struct explorer *ex, const struct ex_rect *r);
 bool ex_graph_key(struct explorer *ex, int key, bool code);
 void ex_graph_release(struct explorer *ex);
+
+/* scheme.c */
+void ex_scheme_eval(struct explorer *ex, const char *expr);
+void ex_scheme_move(struct explorer *ex, const char *name);
+/* Run the command bound to "key" in Scheme; whether there was one. */
+bool ex_scheme_key(struct explorer *ex, int key);
+void ex_scheme_init_file(struct explorer *ex);
 
 /* prompt.c: readline on the last line */
 void ex_prompt_init(struct explorer *ex);

@@ -95,6 +95,50 @@ printf 'dump %s\nkey q\n' "$tmp/r0" > "$tmp/keys2"
 grep -q "$(git -C "$k.session" rev-parse --short=7 HEAD) on main" "$tmp/r0"
 ok $? "a second run starts where the first one left"
 
+# Scheme: an init file with a move and key bindings, :scheme, :move
+mkdir -p "$tmp/cfg/perfdojo"
+cat > "$tmp/cfg/perfdojo/init.scm" <<'EOF'
+(use-modules (perfdojo))
+(define-move "split2" (lambda (p) (apply-action p "split 0.0 2")))
+(bind-key "x" "apply swap 0")
+(bind-key "y" (lambda (p) (string-append "apply " (car (legal-actions p "0")))))
+EOF
+cat > "$tmp/keys3" <<EOF
+dump $tmp/i0
+type :scheme (display "hello") (+ 1 2)
+key Enter
+dump $tmp/i1
+type :move split2
+key Enter
+dump $tmp/i2
+key x
+dump $tmp/i3
+type :scheme (session-step! (explorer-session) "parallelize 0") (program-id explorer-program)
+key Enter
+dump $tmp/i4
+type :scheme (car 1)
+key Enter
+dump $tmp/i5
+key q
+EOF
+cp "$top_srcdir/tests/ref/bias_relu.dojo" "$tmp/s.dojo"
+XDG_CONFIG_HOME=$tmp/cfg "$PERFDOJO" explore "$tmp/s.dojo" --keys "$tmp/keys3"
+ok $? "a headless run with an init file"
+grep -q "^loaded $tmp/cfg/perfdojo/init.scm" "$tmp/i0"
+ok $? "the init file is loaded"
+grep -q "^|hello" "$tmp/i1" && grep -q "^=> 3" "$tmp/i1"
+ok $? ":scheme shows the output and the value"
+grep -q "^scheme split2: [0-9a-f]\{7\}" "$tmp/i2"
+ok $? ":move takes a move defined in Scheme, recorded in the session"
+grep -q "^swap 0: " "$tmp/i3"
+ok $? "a key bound in Scheme runs its command"
+grep -q "parallelize 0" "$tmp/i4" && grep -q "^=> \"" "$tmp/i4"
+ok $? "Scheme steps the explorer's session, which the explorer shows"
+grep -q "^car: Wrong type" "$tmp/i5"
+ok $? "a Scheme error is a message, and the explorer goes on"
+same "scheme split2" "$(git -C "$tmp/s.dojo.session" log --format=%s -1 HEAD~2)" \
+    "the Scheme move is a commit of the session"
+
 # errors
 printf 'key q\n' > "$tmp/q"
 "$PERFDOJO" explore "$k" < /dev/null > /dev/null 2> "$tmp/err"

@@ -112,6 +112,19 @@ ok $? "n cycles to the session's tree"
 t send-keys -t explore g
 sleep 0.3
 
+# Scheme: a value, and a loop that C-c interrupts
+t send-keys -t explore ':scheme (+ 40 2)' Enter
+wait_for "=> 42"
+ok $? ":scheme shows the value"
+t send-keys -t explore ':scheme (let loop () (loop))' Enter
+sleep 1
+t send-keys -t explore C-c
+wait_for "interrupted (C-c)"
+ok $? "C-c interrupts a Scheme loop"
+t send-keys -t explore u
+wait_for "undo: at "
+ok $? "and the explorer goes on"
+
 # help
 t send-keys -t explore '?'
 wait_for "take the selected move"

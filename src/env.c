@@ -64,8 +64,11 @@ id_hash(const char *id)
 static int
 find(dojo_env *env, const char *id)
 {
-	size_t i = id_hash(id) & (env->nslots - 1);
+	size_t i;
 
+	if (!env->nslots)
+		return -1;
+	i = id_hash(id) & (env->nslots - 1);
 	for (; env->slots[i]; i = (i + 1) & (env->nslots - 1))
 		if (strcmp(env->nodes[env->slots[i] - 1].id, id) == 0)
 			return env->slots[i] - 1;

@@ -25,6 +25,8 @@ static const struct dojo_command *const commands[] = {
 	&dojo_command_undo,
 	&dojo_command_redo,
 	&dojo_command_branch,
+	&dojo_command_tune,
+	&dojo_command_train,
 };
 #define N_COMMANDS (sizeof commands / sizeof *commands)
 

@@ -86,8 +86,8 @@ parse_args(struct tune_args *a, const struct dojo_command *cmd, int argc,
 		if (c == ':' || c == '?')
 			return -dojo_command_bad_option(cmd, c, argv);
 		v = 0;
-		if (strchr("nSrjde", c) || c == OPT_WIDTH || c == OPT_TIMEOUT ||
-		    c == OPT_EPSILON) {
+		if ((c < 256 && strchr("nSrjde", c)) || c == OPT_WIDTH ||
+		    c == OPT_TIMEOUT || c == OPT_EPSILON) {
 			v = number(optarg);
 			if (v < 0 || (c != 'S' && c != OPT_TIMEOUT &&
 			    c != OPT_EPSILON && v != floor(v)) ||

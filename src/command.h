@@ -28,6 +28,8 @@ extern const struct dojo_command dojo_command_replay;
 extern const struct dojo_command dojo_command_undo;
 extern const struct dojo_command dojo_command_redo;
 extern const struct dojo_command dojo_command_branch;
+extern const struct dojo_command dojo_command_tune;
+extern const struct dojo_command dojo_command_train;
 extern const struct dojo_command dojo_command_explore;	/* ui/ */
 extern const struct dojo_command dojo_command_graph;
 extern const struct dojo_command dojo_command_script;

@@ -1277,6 +1277,36 @@ out:
 	return rc;
 }
 
+int
+dojo_session_branch_set(dojo_session *s, const char *name)
+{
+	git_reference *ref = NULL;
+	git_oid head;
+	char full[128];
+	int rc = -1;
+
+	if (!*name || strlen(name) > 48 ||
+	    snprintf(full, sizeof full, "refs/heads/%s", name) < 0 ||
+	    !git_reference_is_valid_name(full) ||
+	    strncmp(name, "best/", 5) == 0)
+		return dojo_error_set("'%s' is not a valid branch name", name);
+	if (session_lock(s) < 0)
+		return -1;
+	if (session_refresh(s) < 0)
+		goto out;
+	git_oid_fromstr(&head, s->head);
+	if (git_reference_create(&ref, s->repo, full, &head, 1,
+	    "perfdojo: branch moved") < 0) {
+		git_fail(s->dir);
+		goto out;
+	}
+	git_reference_free(ref);
+	rc = attach_head(s, name) < 0 || session_refresh(s) < 0 ? -1 : 0;
+out:
+	session_unlock(s);
+	return rc;
+}
+
 /* Measurements. */
 
 int

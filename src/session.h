@@ -104,6 +104,10 @@ int dojo_session_redo(dojo_session *s);
 int dojo_session_jump(dojo_session *s, const char *rev);
 /* Start a branch "name" at the current commit and make it current. */
 int dojo_session_branch_create(dojo_session *s, const char *name);
+/* Point the branch "name" (made if missing) at the current commit and
+ * make it current (players use it to keep their branch on their path
+ * when a step reaches a commit made before). */
+int dojo_session_branch_set(dojo_session *s, const char *name);
 
 /* Attach measurement "m" to "commit" (NULL: the current one), and move
  * the tag best/TARGET when its speedup beats the best so far. */

@@ -272,7 +272,7 @@ draw_moves(struct explorer *ex)
 {
 	const struct ex_rect *r = &ex->r_moves;
 	int rows = r->h - 2, w = r->w - 2, y, i, nrows;
-	char title[160], addr[64];
+	char title[256], addr[64];
 
 	ex_cursor_address(ex, addr, sizeof addr);
 	snprintf(title, sizeof title, " moves %s%s: %d legal, %d refused%s%s ",

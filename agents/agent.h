@@ -1,0 +1,90 @@
+/* agent.h: players of the game, one table entry each
+ *
+ * A player plays on an environment (src/env.h) until its budget is spent:
+ * each call of dojo_player_step makes one step of the agent's own kind (a
+ * move of a walk, a climb of greedy, a level of beam, an environment step
+ * of Max-Q).  Players are deterministic for a given seed: the same seed
+ * and the same measurements give the same path.
+ */
+#ifndef DOJO_AGENT_H
+#define DOJO_AGENT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "ir/transform.h"
+#include "src/env.h"
+
+struct dojo_agent_options {
+	uint64_t seed;
+	int width;			/* beam: states kept per level */
+	int depth;			/* random, maxq: steps of a walk or an
+					   episode; greedy: steps of a restart
+					   walk; beam: levels (0: no limit) */
+	const char *model;		/* maxq: the model to start from */
+	const char *encoder_cmd;	/* maxq: NULL for the built-in one */
+	double epsilon;			/* maxq: < 0 for the default */
+	bool learn;			/* maxq: learn while playing */
+};
+
+void dojo_agent_options_init(struct dojo_agent_options *opt);
+
+/* One suggestion: an action of a state, its score, the node it
+ * reaches. */
+struct dojo_suggestion {
+	char action[256];
+	int index;			/* in the node's action list */
+	int node;
+	double score;
+};
+
+struct dojo_agent {
+	const char *name;
+	const char *help;		/* one line */
+	/* a player's state, or NULL with the last error set */
+	void *(*new)(dojo_env *env, const struct dojo_agent_options *opt);
+	/* 0: more to do; 1: done (budget spent, nothing left); -1 */
+	int (*step)(void *self, dojo_env *env);
+	/* the scores of the "n" actions of "node" into "scores" (may
+	 * measure); NULL: the rewards measured so far */
+	int (*score)(void *self, dojo_env *env, int node, double *scores,
+	    int n);
+	/* write the learned model (NULL: the agent learns nothing) */
+	int (*save)(void *self, const char *path);
+	void (*free)(void *self);
+};
+
+extern const struct dojo_agent dojo_agent_random;
+extern const struct dojo_agent dojo_agent_greedy;
+extern const struct dojo_agent dojo_agent_beam;
+extern const struct dojo_agent dojo_agent_maxq;
+
+/* The table, in order; NULL after the last. */
+const struct dojo_agent *dojo_agent_at(int i);
+/* The agent called "name", or NULL with the last error set. */
+const struct dojo_agent *dojo_agent_find(const char *name);
+
+typedef struct dojo_player dojo_player;
+
+__dojo_give dojo_player *dojo_player_new(const struct dojo_agent *agent,
+    dojo_env *env, const struct dojo_agent_options *opt);
+void dojo_player_free(__dojo_take dojo_player *p);
+const struct dojo_agent *dojo_player_agent(dojo_player *p);
+/* One step: 0 (more to do), 1 (done) or -1 with the last error. */
+int dojo_player_step(dojo_player *p);
+/* Steps until done. */
+int dojo_player_run(dojo_player *p);
+/* The "k" best actions of "node" by the agent's scores, best first, into
+ * "out": their count, or -1. */
+int dojo_player_suggest(dojo_player *p, int node, int k,
+    struct dojo_suggestion *out);
+/* Save the learned model; -1 with an error for agents that learn
+ * nothing. */
+int dojo_player_save(dojo_player *p, const char *path);
+
+/* Helpers for agents: a uniform number below "n" from "*state", and a
+ * seeded shuffle of "a". */
+uint64_t dojo_agent_rand(uint64_t *state, uint64_t n);
+void dojo_agent_shuffle(int *a, int n, uint64_t *state);
+
+#endif

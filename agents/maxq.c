@@ -1,0 +1,421 @@
+/* maxq.c: the Max-Q learner and the maxq agent */
+#include "config.h"
+#include "maxq.h"
+#include "agent.h"
+#include "encode.h"
+#include "qnet.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct transition {
+	dojo_env *env;
+	int s, i, next;			/* state, action index, state reached */
+	double r;
+	bool failed;
+	long epoch;			/* target copies + 1 when "qmax" was
+					   computed; 0: never */
+	double qmax;
+	int nnext;			/* actions of "next" */
+};
+
+struct dojo_maxq {
+	struct dojo_maxq_options opt;
+	uint64_t rng;
+	dojo_encoder *enc;
+	dojo_qnet *q;
+	struct transition *rep;
+	int nrep, head;			/* ring of opt.replay */
+	long epoch;			/* target copies made */
+	float *x;			/* pair encodings of a batch */
+	size_t xcap;
+	float *row;			/* one pair encoding */
+};
+
+void
+dojo_maxq_options_init(struct dojo_maxq_options *opt)
+{
+	memset(opt, 0, sizeof *opt);
+	opt->seed = 1;
+	opt->gamma = 0.9;
+	opt->lr = 1e-3;
+	opt->hidden = 64;
+	opt->batch = 32;
+	opt->replay = 10000;
+	opt->sync = 50;
+}
+
+/* The network, made or loaded when the encoder's dimension is known. */
+static int
+ensure_net(dojo_maxq *mq, dojo_env *env, int node)
+{
+	int dim;
+
+	if (mq->q)
+		return 0;
+	if (!dojo_encoder_state_dim(mq->enc) && !dojo_encoder_state(mq->enc,
+	    dojo_env_program(env, node), dojo_env_state_id(env, node)))
+		return -1;
+	mq->q = dojo_qnet_new(dojo_encoder_pair_dim(mq->enc),
+	    mq->opt.hidden, mq->opt.seed ^ 0x9e3779b97f4a7c15ULL);
+	dim = dojo_encoder_pair_dim(mq->enc);
+	return mq->q && dojo_qnet_dim(mq->q) == dim ? 0 : -1;
+}
+
+dojo_maxq *
+dojo_maxq_new(const struct dojo_maxq_options *opt)
+{
+	dojo_maxq *mq = calloc(1, sizeof *mq);
+	int edim = 0;
+
+	if (!mq) {
+		dojo_error_set("out of memory");
+		return NULL;
+	}
+	mq->opt = *opt;
+	mq->rng = opt->seed;
+	mq->rep = calloc(opt->replay > 0 ? opt->replay : 1, sizeof *mq->rep);
+	mq->enc = dojo_encoder_new(opt->encoder_cmd);
+	if (!mq->rep || !mq->enc) {
+		dojo_error_set("out of memory");
+		goto out_free;
+	}
+	if (opt->model) {
+		mq->q = dojo_qnet_load(opt->model, dojo_encoder_name(mq->enc),
+		    dojo_encoder_state_dim(mq->enc), &edim);
+		if (!mq->q || dojo_encoder_expect_dim(mq->enc, edim) < 0)
+			goto out_free;
+		if (dojo_qnet_dim(mq->q) != dojo_encoder_pair_dim(mq->enc)) {
+			dojo_error_set("%s: %d inputs, the encoder makes %d",
+			    opt->model, dojo_qnet_dim(mq->q),
+			    dojo_encoder_pair_dim(mq->enc));
+			goto out_free;
+		}
+	}
+	return mq;
+out_free:
+	dojo_maxq_free(mq);
+	return NULL;
+}
+
+void
+dojo_maxq_free(dojo_maxq *mq)
+{
+	if (!mq)
+		return;
+	dojo_encoder_free(mq->enc);
+	dojo_qnet_free(mq->q);
+	free(mq->rep);
+	free(mq->x);
+	free(mq->row);
+	free(mq);
+}
+
+void
+dojo_maxq_forget(dojo_maxq *mq)
+{
+	mq->nrep = 0;
+	mq->head = 0;
+}
+
+/* Room for "n" pair encodings in mq->x. */
+static int
+scratch(dojo_maxq *mq, int n)
+{
+	size_t need = (size_t)n * dojo_encoder_pair_dim(mq->enc);
+
+	if (need > mq->xcap) {
+		float *x = realloc(mq->x, need * sizeof *x);
+
+		if (!x)
+			return dojo_error_set("out of memory");
+		mq->x = x;
+		mq->xcap = need;
+	}
+	return 0;
+}
+
+/* The pair encoding of the "i"th action of "node" into "out". */
+static int
+encode(dojo_maxq *mq, dojo_env *env, int node, int i, float *out)
+{
+	const struct dojo_action *actions;
+	const int *children;
+
+	if (dojo_env_expand(env, node, &actions, &children) < 0)
+		return -1;
+	return dojo_encoder_pair(mq->enc, dojo_env_program(env, node),
+	    dojo_env_state_id(env, node), &actions[i],
+	    dojo_env_program(env, children[i]),
+	    dojo_env_state_id(env, children[i]), out);
+}
+
+/* Q of the "n" actions of "node", by the online or the target network. */
+static int
+values(dojo_maxq *mq, dojo_env *env, int node, double *q, int n, bool target)
+{
+	int i;
+
+	if (ensure_net(mq, env, node) < 0)
+		return -1;
+	if (!mq->row) {
+		mq->row = malloc(dojo_encoder_pair_dim(mq->enc) *
+		    sizeof *mq->row);
+		if (!mq->row)
+			return dojo_error_set("out of memory");
+	}
+	for (i = 0; i < n; i++) {
+		if (encode(mq, env, node, i, mq->row) < 0)
+			return -1;
+		q[i] = dojo_qnet_eval(mq->q, mq->row, target);
+	}
+	return 0;
+}
+
+int
+dojo_maxq_scores(dojo_maxq *mq, dojo_env *env, int node, double *q, int n)
+{
+	return values(mq, env, node, q, n, false);
+}
+
+static double
+uniform(uint64_t *rng)
+{
+	return (double)(dojo_splitmix64(rng) >> 11) / 9007199254740992.0;
+}
+
+int
+dojo_maxq_update(dojo_maxq *mq, double *loss)
+{
+	const struct dojo_action *actions;
+	const int *children;
+	struct transition *t;
+	double *ys, *qn = NULL, l;
+	int b, k, n, d, rc = -1;
+
+	if (loss)
+		*loss = 0;
+	if (mq->nrep == 0 || !mq->q)
+		return 0;
+	b = mq->nrep < mq->opt.batch ? mq->nrep : mq->opt.batch;
+	if (scratch(mq, b) < 0)
+		return -1;
+	d = dojo_encoder_pair_dim(mq->enc);
+	ys = calloc(b, sizeof *ys);
+	if (!ys)
+		return dojo_error_set("out of memory");
+	for (k = 0; k < b; k++) {
+		t = &mq->rep[dojo_agent_rand(&mq->rng, (uint64_t)mq->nrep)];
+		if (encode(mq, t->env, t->s, t->i, mq->x + (size_t)k * d) < 0)
+			goto out;
+		if (t->epoch != mq->epoch + 1) {
+			/* max_a' Q_target(s', a'), once per target copy */
+			n = t->failed ? 0 : dojo_env_expand(t->env, t->next,
+			    &actions, &children);
+			if (n < 0)
+				goto out;
+			t->nnext = n;
+			t->qmax = 0;
+			if (n > 0) {
+				double *nq = realloc(qn, n * sizeof *nq);
+
+				if (!nq) {
+					dojo_error_set("out of memory");
+					goto out;
+				}
+				qn = nq;
+				if (values(mq, t->env, t->next, qn, n, true) <
+				    0)
+					goto out;
+				t->qmax = dojo_maxq_target(-INFINITY, false,
+				    1.0, qn, n);
+			}
+			t->epoch = mq->epoch + 1;
+		}
+		ys[k] = dojo_maxq_target(t->r, t->failed, mq->opt.gamma,
+		    &t->qmax, t->nnext > 0 ? 1 : 0);
+	}
+	l = dojo_qnet_train(mq->q, mq->x, ys, b, mq->opt.lr);
+	if (loss)
+		*loss = l;
+	if (dojo_qnet_updates(mq->q) % mq->opt.sync == 0) {
+		dojo_qnet_sync(mq->q);
+		mq->epoch++;
+	}
+	rc = 0;
+out:
+	free(ys);
+	free(qn);
+	return rc;
+}
+
+int
+dojo_maxq_step(dojo_maxq *mq, dojo_env *env, double epsilon, bool learn,
+    double *loss)
+{
+	const struct dojo_action *actions;
+	const int *children;
+	struct transition *t;
+	double *q, r;
+	int s = dojo_env_current(env), n, i, best, next, rc;
+
+	if (loss)
+		*loss = 0;
+	if (dojo_env_spent(env))
+		return 1;
+	n = dojo_env_expand(env, s, &actions, &children);
+	if (n == 0 && s != 0) {
+		dojo_env_reset(env);
+		s = 0;
+		n = dojo_env_expand(env, s, &actions, &children);
+	}
+	if (n <= 0)
+		return n < 0 ? -1 : 1;
+	q = calloc(n, sizeof *q);
+	if (!q)
+		return dojo_error_set("out of memory");
+	if (dojo_maxq_scores(mq, env, s, q, n) < 0) {
+		free(q);
+		return -1;
+	}
+	best = 0;
+	for (i = 1; i < n; i++)
+		if (q[i] > q[best])
+			best = i;
+	free(q);
+	if (uniform(&mq->rng) < epsilon)
+		best = (int)dojo_agent_rand(&mq->rng, (uint64_t)n);
+	rc = dojo_env_step(env, best, &r, &next);
+	if (rc != 0)
+		return rc;
+	t = &mq->rep[mq->head];
+	memset(t, 0, sizeof *t);
+	t->env = env;
+	t->s = s;
+	t->i = best;
+	t->next = next;
+	t->r = r;
+	t->failed = dojo_env_failed(env, next);
+	mq->head = (mq->head + 1) % mq->opt.replay;
+	if (mq->nrep < mq->opt.replay)
+		mq->nrep++;
+	if (learn)
+		return dojo_maxq_update(mq, loss);
+	return 0;
+}
+
+int
+dojo_maxq_save(dojo_maxq *mq, const char *path)
+{
+	if (!mq->q)
+		return dojo_error_set("%s: nothing learned yet", path);
+	return dojo_qnet_save(mq->q, path, dojo_encoder_name(mq->enc),
+	    dojo_encoder_state_dim(mq->enc));
+}
+
+/* The agent: episodes of "depth" steps from the start. */
+
+struct maxq_agent {
+	dojo_maxq *mq;
+	int depth, len, idle;
+	double epsilon;			/* < 0: decays over the budget */
+	bool learn, model;
+};
+
+static void *
+maxq_new(dojo_env *env, const struct dojo_agent_options *opt)
+{
+	struct dojo_maxq_options mo;
+	struct maxq_agent *a = calloc(1, sizeof *a);
+
+	(void)env;
+	if (!a) {
+		dojo_error_set("out of memory");
+		return NULL;
+	}
+	dojo_maxq_options_init(&mo);
+	mo.seed = opt->seed;
+	mo.model = opt->model;
+	mo.encoder_cmd = opt->encoder_cmd;
+	a->mq = dojo_maxq_new(&mo);
+	if (!a->mq) {
+		free(a);
+		return NULL;
+	}
+	a->depth = opt->depth > 0 ? opt->depth : 8;
+	a->epsilon = opt->epsilon;
+	a->learn = opt->learn;
+	a->model = opt->model != NULL;
+	dojo_env_reset(env);
+	return a;
+}
+
+static int
+maxq_agent_step(void *self, dojo_env *env)
+{
+	struct maxq_agent *a = self;
+	int used = dojo_env_used(env), rc;
+	double eps = a->epsilon;
+
+	if (a->idle > 1000)
+		return 1;
+	if (eps < 0) {
+		/* with a model: mostly its choices; without: from random
+		 * play to mostly learned choices over the first 2/3 of the
+		 * budget (over 100 steps when there is no budget) */
+		int horizon = dojo_env_budget(env) > 0 ?
+		    dojo_env_budget(env) : 100;
+
+		eps = a->model ? 0.1 : 1.0 - 1.35 * used / horizon;
+		if (eps < 0.1)
+			eps = 0.1;
+	}
+	if (a->len >= a->depth) {
+		dojo_env_reset(env);
+		a->len = 0;
+	}
+	rc = dojo_maxq_step(a->mq, env, eps, a->learn, NULL);
+	if (rc != 0)
+		return rc;
+	a->len++;
+	a->idle = dojo_env_used(env) > used ? 0 : a->idle + 1;
+	return 0;
+}
+
+static int
+maxq_score(void *self, dojo_env *env, int node, double *scores, int n)
+{
+	struct maxq_agent *a = self;
+
+	return dojo_maxq_scores(a->mq, env, node, scores, n);
+}
+
+static int
+maxq_save(void *self, const char *path)
+{
+	struct maxq_agent *a = self;
+
+	return dojo_maxq_save(a->mq, path);
+}
+
+static void
+maxq_free(void *self)
+{
+	struct maxq_agent *a = self;
+
+	dojo_maxq_free(a->mq);
+	free(a);
+}
+
+const struct dojo_agent dojo_agent_maxq = {
+	.name = "maxq",
+	.help = "Max-Q learning: a Q-network over (state, action) encodings, "
+	    "epsilon-greedy episodes of --depth steps (--model M to start "
+	    "from a trained model)",
+	.new = maxq_new,
+	.step = maxq_agent_step,
+	.score = maxq_score,
+	.save = maxq_save,
+	.free = maxq_free,
+};

@@ -1,0 +1,50 @@
+/* maxq.h: the Max-Q learner (doc/agents.md), shared by the maxq agent
+ * and perfdojo train: a Q-network over encodings of (state, action),
+ * epsilon-greedy play, a replay buffer over any number of environments,
+ * a target network, and the target y = max(r(s'), gamma * max_a'
+ * Q_target(s', a')): the value of a path is the best state on it
+ */
+#ifndef DOJO_MAXQ_H
+#define DOJO_MAXQ_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "src/env.h"
+
+struct dojo_maxq_options {
+	uint64_t seed;
+	const char *model;		/* start from this model (NULL: fresh) */
+	const char *encoder_cmd;	/* NULL: the built-in encoder */
+	double gamma;			/* 0.9 */
+	double lr;			/* Adam's rate, 1e-3 */
+	int hidden;			/* units per hidden layer, 64 */
+	int batch;			/* transitions per update, 32 */
+	int replay;			/* transitions kept, 10000 */
+	int sync;			/* updates between target copies, 50 */
+};
+
+void dojo_maxq_options_init(struct dojo_maxq_options *opt);
+
+typedef struct dojo_maxq dojo_maxq;
+
+__dojo_give dojo_maxq *dojo_maxq_new(const struct dojo_maxq_options *opt);
+void dojo_maxq_free(__dojo_take dojo_maxq *mq);
+
+/* Q of every action of "node" into "q" ("n" of them, as
+ * dojo_env_expand lists them).  0 or -1. */
+int dojo_maxq_scores(dojo_maxq *mq, dojo_env *env, int node, double *q,
+    int n);
+/* One step of "env" from its current node: an epsilon-greedy action,
+ * the transition into the replay buffer, and (when "learn") one update
+ * whose loss goes into "*loss" (may be NULL).  0, 1 (budget spent, or no
+ * action anywhere) or -1. */
+int dojo_maxq_step(dojo_maxq *mq, dojo_env *env, double epsilon, bool learn,
+    double *loss);
+/* One update on a batch of the replay buffer; the loss. */
+int dojo_maxq_update(dojo_maxq *mq, double *loss);
+int dojo_maxq_save(dojo_maxq *mq, const char *path);
+/* The environments of the replay buffer are about to go: forget them. */
+void dojo_maxq_forget(dojo_maxq *mq);
+
+#endif

@@ -1,0 +1,545 @@
+/* cmd_tune.c: perfdojo tune and perfdojo train: players at work */
+#include "config.h"
+#include "command.h"
+#include "agents/agent.h"
+#include "agents/maxq.h"
+#include "ir/error.h"
+#include "ir/program.h"
+#include "src/env.h"
+#include "src/session.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+/* The options of both commands. */
+struct tune_args {
+	const char *agent, *model, *session, *encoder_cmd, *csv, *plot;
+	int budget, jobs, episodes;
+	double seconds, timeout;
+	struct dojo_agent_options aopt;
+	int first;
+};
+
+enum {
+	OPT_ENCODER = 256, OPT_CSV, OPT_PLOT, OPT_TIMEOUT, OPT_WIDTH,
+	OPT_EPSILON
+};
+
+/* A positive number from "text", or -1. */
+static double
+number(const char *text)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(text, &end);
+	if (errno || end == text || *end || !(v >= 0))
+		return -1;
+	return v;
+}
+
+/* 0, 1 after --help, or minus an exit status. */
+static int
+parse_args(struct tune_args *a, const struct dojo_command *cmd, int argc,
+    char **argv)
+{
+	static const struct option longopts[] = {
+		{ "agent", required_argument, NULL, 'a' },
+		{ "budget", required_argument, NULL, 'n' },
+		{ "seconds", required_argument, NULL, 'S' },
+		{ "model", required_argument, NULL, 'm' },
+		{ "session", required_argument, NULL, 's' },
+		{ "seed", required_argument, NULL, 'r' },
+		{ "jobs", required_argument, NULL, 'j' },
+		{ "width", required_argument, NULL, OPT_WIDTH },
+		{ "depth", required_argument, NULL, 'd' },
+		{ "episodes", required_argument, NULL, 'e' },
+		{ "encoder-cmd", required_argument, NULL, OPT_ENCODER },
+		{ "epsilon", required_argument, NULL, OPT_EPSILON },
+		{ "csv", required_argument, NULL, OPT_CSV },
+		{ "plot", required_argument, NULL, OPT_PLOT },
+		{ "timeout", required_argument, NULL, OPT_TIMEOUT },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	double v;
+	int c;
+
+	memset(a, 0, sizeof *a);
+	dojo_agent_options_init(&a->aopt);
+	a->jobs = 1;
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, ":a:n:S:m:s:r:j:d:e:h", longopts,
+	    NULL)) != -1) {
+		if (c == 'h') {
+			dojo_command_print_help(stdout, cmd);
+			return 1;
+		}
+		if (c == ':' || c == '?')
+			return -dojo_command_bad_option(cmd, c, argv);
+		v = 0;
+		if ((c < 256 && strchr("nSrjde", c)) || c == OPT_WIDTH ||
+		    c == OPT_TIMEOUT || c == OPT_EPSILON) {
+			v = number(optarg);
+			if (v < 0 || (c != 'S' && c != OPT_TIMEOUT &&
+			    c != OPT_EPSILON && v != floor(v)) ||
+			    (c == OPT_EPSILON && v > 1))
+				return -dojo_command_usage(cmd, "'%s' is not "
+				    "a valid value for %s", optarg,
+				    argv[optind - 1]);
+		}
+		switch (c) {
+		case 'a': a->agent = optarg; break;
+		case 'n': a->budget = (int)v; break;
+		case 'S': a->seconds = v; break;
+		case 'm': a->model = optarg; break;
+		case 's': a->session = optarg; break;
+		case 'r': a->aopt.seed = (uint64_t)v; break;
+		case 'j': a->jobs = (int)v; break;
+		case 'd': a->aopt.depth = (int)v; break;
+		case 'e': a->episodes = (int)v; break;
+		case OPT_WIDTH: a->aopt.width = (int)v; break;
+		case OPT_ENCODER: a->encoder_cmd = optarg; break;
+		case OPT_EPSILON: a->aopt.epsilon = v; break;
+		case OPT_CSV: a->csv = optarg; break;
+		case OPT_PLOT: a->plot = optarg; break;
+		case OPT_TIMEOUT: a->timeout = v; break;
+		default:
+			return -dojo_command_bad_option(cmd, '?', argv);
+		}
+	}
+	a->aopt.encoder_cmd = a->encoder_cmd;
+	a->first = optind;
+	return 0;
+}
+
+static void
+env_options(struct dojo_env_options *eo, const struct tune_args *a)
+{
+	dojo_env_options_init(eo);
+	eo->budget = a->budget;
+	eo->seconds = a->seconds;
+	if (a->timeout > 0)
+		eo->measure.run.timeout = a->timeout;
+}
+
+/* The progress bar on a terminal. */
+struct progress {
+	const char *what;
+	int budget;
+};
+
+static void
+show_progress(dojo_env *env, int node, void *payload)
+{
+	struct progress *p = payload;
+	int used = dojo_env_used(env), w = 30, fill, i;
+	char bar[64];
+
+	(void)node;
+	fill = p->budget > 0 ? used * w / p->budget : used % (w + 1);
+	for (i = 0; i < w; i++)
+		bar[i] = i < fill ? '#' : '.';
+	bar[w] = '\0';
+	fprintf(stderr, "\r%s [%s] %d", p->what, bar, used);
+	if (p->budget > 0)
+		fprintf(stderr, "/%d", p->budget);
+	fprintf(stderr, "  best %.3gx ", exp(dojo_env_reward(env,
+	    dojo_env_best(env))));
+	fflush(stderr);
+}
+
+/* What the session records of a measured node. */
+static void
+session_measurement(struct dojo_session_measurement *sm, dojo_env *env,
+    int node, double start_ns)
+{
+	const struct dojo_measurement *m = dojo_env_measurement(env, node);
+
+	if (m)
+		dojo_session_measurement_from(sm, m, "c", start_ns);
+	else
+		memset(sm, 0, sizeof *sm);
+}
+
+/* Write the path "path" ("n" nodes from the start) as the branch
+ * agent/AGENT-N of the session; its name into "branch". */
+static int
+record_path(const struct tune_args *a, const char *file, dojo_program *prog,
+    dojo_env *env, const int *path, int n, char *branch, size_t len,
+    const struct dojo_measure_options *mopt)
+{
+	struct dojo_session_measurement sm;
+	struct dojo_session_step step;
+	struct dojo_session_entry e;
+	dojo_session *s;
+	double start_ns;
+	int i, k, rc = -1;
+
+	s = dojo_session_at(a->session, file, prog, true);
+	if (!s)
+		return -1;
+	if (dojo_session_measure_start(s, mopt, &start_ns) < 0)
+		goto out;
+	for (i = 1;; i++) {
+		snprintf(branch, len, "agent/%s-%d", a->agent, i);
+		if (dojo_session_entry(s, branch, &e) < 0)
+			break;
+	}
+	dojo_error_clear();
+	if (dojo_session_branch_create(s, branch) < 0)
+		goto out;
+	for (k = 1; k < n; k++) {
+		bool measured = dojo_env_measurement(env, path[k]) != NULL;
+
+		session_measurement(&sm, env, path[k], start_ns);
+		if (dojo_session_step(s, dojo_env_action(env, path[k]),
+		    dojo_env_program(env, path[k]), measured ? &sm : NULL,
+		    &step) < 0)
+			goto out;
+		if (step.existing) {
+			if (dojo_session_branch_set(s, branch) < 0)
+				goto out;
+			if (measured && dojo_session_record(s, NULL, &sm) < 0)
+				goto out;
+		}
+	}
+	rc = 0;
+out:
+	dojo_session_free(s);
+	return rc;
+}
+
+static double
+now(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+static int
+tune_run(int argc, char **argv)
+{
+	const struct dojo_command *cmd = &dojo_command_tune;
+	const struct dojo_agent *agent;
+	struct dojo_env_options eo;
+	struct progress pr;
+	struct tune_args a;
+	dojo_program *prog = NULL;
+	dojo_player *player = NULL;
+	dojo_env *env = NULL;
+	char branch[64];
+	const char *file;
+	int rc, *path = NULL, n, best, k;
+	double t0 = now();
+
+	rc = parse_args(&a, cmd, argc, argv);
+	if (rc)
+		return rc < 0 ? -rc : 0;
+	if (argc - a.first != 1)
+		return dojo_command_usage(cmd, "expected one FILE");
+	file = argv[a.first];
+	if (!a.agent)
+		return dojo_command_usage(cmd, "give --agent A");
+	agent = dojo_agent_find(a.agent);
+	if (!agent)
+		return dojo_command_usage(cmd, "%s", dojo_error_last());
+	if (a.budget <= 0 && a.seconds <= 0)
+		return dojo_command_usage(cmd, "give --budget N or --seconds "
+		    "S");
+	if (a.jobs < 1)
+		return dojo_command_usage(cmd, "--jobs must be at least 1");
+	if (a.jobs > 1)
+		fprintf(stderr, "perfdojo tune: --jobs %d: candidates are "
+		    "compiled one at a time in this version\n", a.jobs);
+	if (a.model && strcmp(agent->name, "maxq") != 0)
+		return dojo_command_usage(cmd, "--model is for --agent maxq");
+	a.aopt.model = a.model;
+	prog = dojo_program_read_file(file);
+	if (!prog)
+		return dojo_command_fail();
+	env_options(&eo, &a);
+	pr.what = agent->name;
+	pr.budget = a.budget;
+	if (isatty(STDERR_FILENO)) {
+		eo.progress = show_progress;
+		eo.progress_payload = &pr;
+	}
+	rc = DOJO_EXIT_ERROR;
+	env = dojo_env_new(prog, &eo);
+	if (!env)
+		goto out_fail;
+	player = dojo_player_new(agent, env, &a.aopt);
+	if (!player || dojo_player_run(player) < 0)
+		goto out_fail;
+	if (eo.progress)
+		fputc('\n', stderr);
+	best = dojo_env_best(env);
+	n = dojo_env_depth(env, best) + 1;
+	path = malloc(n * sizeof *path);
+	if (!path) {
+		dojo_error_set("out of memory");
+		goto out_fail;
+	}
+	dojo_env_path(env, best, path, n);
+	if (record_path(&a, file, prog, env, path, n, branch, sizeof branch,
+	    &eo.measure) < 0)
+		goto out_fail;
+	printf("# perfdojo tune %s --agent %s --seed %llu: %d measurements "
+	    "in %.1f s\n", file, agent->name,
+	    (unsigned long long)a.aopt.seed, dojo_env_used(env), now() - t0);
+	printf("# best: %.3fx, state %.7s, %d moves, branch %s\n",
+	    exp(dojo_env_reward(env, best)), dojo_env_state_id(env, best),
+	    n - 1, branch);
+	for (k = 1; k < n; k++)
+		printf("%s\n", dojo_env_action(env, path[k]));
+	rc = 0;
+	goto out;
+out_fail:
+	if (eo.progress)
+		fputc('\n', stderr);
+	rc = dojo_command_fail();
+out:
+	free(path);
+	dojo_player_free(player);
+	dojo_env_free(env);
+	dojo_program_free(prog);
+	return rc;
+}
+
+const struct dojo_command dojo_command_tune = {
+	.name = "tune",
+	.args = "FILE.dojo --agent A --budget N [--seconds S] [--seed S] "
+	    "[--model M] [--session DIR] [--jobs J]",
+	.summary = "let an agent search for a fast version of a kernel",
+	.help = "  -a, --agent A       random, greedy, beam or maxq\n"
+	    "  -n, --budget N      measurements to spend (a state measured "
+	    "before in this\n"
+	    "                      run counts 0; see doc/agents.md)\n"
+	    "  -S, --seconds S     stop after S seconds of wall time\n"
+	    "  -r, --seed S        the seed of the agent's choices (default "
+	    "1)\n"
+	    "  -d, --depth D       steps of a walk or an episode; levels of "
+	    "beam\n"
+	    "      --width W       beam: states kept per level (default 4)\n"
+	    "  -m, --model M       maxq: start from the model M (perfdojo "
+	    "train)\n"
+	    "      --encoder-cmd C maxq: encode states with command C "
+	    "(program text on\n"
+	    "                      stdin, numbers on stdout)\n"
+	    "      --epsilon E     maxq: the exploration rate (default: "
+	    "decays)\n"
+	    "  -s, --session DIR   the session (default FILE.session, made "
+	    "if missing);\n"
+	    "                      the path to the best state becomes the "
+	    "branch agent/A-N\n"
+	    "  -j, --jobs J        accepted; candidates are compiled one at "
+	    "a time\n"
+	    "      --timeout S     the time limit of one run (default 20)\n"
+	    "Prints the best speedup and its moves, a file for perfdojo apply "
+	    "--actions.\n",
+	.run = tune_run,
+};
+
+/* perfdojo train */
+
+/* Draw the curve of "csv" into "png" with gnuplot. */
+static int
+plot(const char *csv, const char *png)
+{
+	FILE *g;
+
+	if (system("command -v gnuplot > /dev/null 2>&1") != 0)
+		return dojo_error_set("gnuplot is not installed (apt-get "
+		    "install gnuplot-nox): %s not drawn; the curve is in %s",
+		    png, csv);
+	g = popen("gnuplot", "w");
+	if (!g)
+		return dojo_error_set("gnuplot: %s", strerror(errno));
+	fprintf(g, "set terminal png size 800,500\nset output '%s'\n"
+	    "set datafile separator ','\nset key top left\n"
+	    "set xlabel 'episode'\nset ylabel 'speedup'\n"
+	    "plot '%s' using 1:6 every ::1 with lines title 'episode best', "
+	    "'' using 1:7 every ::1 with lines title 'best so far'\n",
+	    png, csv);
+	if (pclose(g) != 0)
+		return dojo_error_set("gnuplot failed drawing %s", png);
+	return 0;
+}
+
+static int
+train_run(int argc, char **argv)
+{
+	const struct dojo_command *cmd = &dojo_command_train;
+	struct dojo_maxq_options mo;
+	struct dojo_env_options eo;
+	struct tune_args a;
+	struct progress pr;
+	dojo_program *prog;
+	dojo_env **envs = NULL;
+	dojo_maxq *mq = NULL;
+	FILE *csv = NULL;
+	char tmpcsv[] = "/tmp/perfdojo-train.XXXXXX";
+	const char *csvpath = NULL;
+	double *best = NULL, loss, eps, ebest;
+	int nfiles, i, e, k, step, rc;
+
+	rc = parse_args(&a, cmd, argc, argv);
+	if (rc)
+		return rc < 0 ? -rc : 0;
+	nfiles = argc - a.first;
+	if (!a.agent || strcmp(a.agent, "maxq") != 0)
+		return dojo_command_usage(cmd, "only --agent maxq learns");
+	if (nfiles < 1)
+		return dojo_command_usage(cmd, "expected FILES");
+	if (a.episodes <= 0)
+		return dojo_command_usage(cmd, "give --episodes N");
+	if (!a.model)
+		return dojo_command_usage(cmd, "give --model M to write");
+	dojo_maxq_options_init(&mo);
+	mo.seed = a.aopt.seed;
+	mo.encoder_cmd = a.encoder_cmd;
+	rc = DOJO_EXIT_ERROR;
+	envs = calloc(nfiles, sizeof *envs);
+	best = calloc(nfiles, sizeof *best);
+	mq = dojo_maxq_new(&mo);
+	if (!envs || !best || !mq)
+		goto out_fail;
+	env_options(&eo, &a);
+	for (i = 0; i < nfiles; i++) {
+		prog = dojo_program_read_file(argv[a.first + i]);
+		if (!prog)
+			goto out_fail;
+		envs[i] = dojo_env_new(prog, &eo);
+		dojo_program_free(prog);
+		if (!envs[i])
+			goto out_fail;
+	}
+	csvpath = a.csv;
+	if (!csvpath && a.plot) {
+		int fd = mkstemp(tmpcsv);
+
+		if (fd < 0) {
+			dojo_error_set("%s: %s", tmpcsv, strerror(errno));
+			goto out_fail;
+		}
+		close(fd);
+		csvpath = tmpcsv;
+	}
+	if (csvpath) {
+		csv = fopen(csvpath, "w");
+		if (!csv) {
+			dojo_error_set("%s: %s", csvpath, strerror(errno));
+			goto out_fail;
+		}
+		fprintf(csv, "episode,kernel,epsilon,steps,measurements,"
+		    "episode_best_speedup,best_speedup,loss\n");
+	}
+	pr.what = "train";
+	pr.budget = 0;
+	for (e = 0; e < a.episodes; e++) {
+		dojo_env *env = envs[e % nfiles];
+
+		/* from random play to mostly learned choices over the first
+		 * 80% of the episodes */
+		eps = a.aopt.epsilon >= 0 ? a.aopt.epsilon :
+		    1.0 - 0.9 * e / (0.8 * a.episodes);
+		if (eps < 0.1)
+			eps = 0.1;
+		dojo_env_reset(env);
+		ebest = 0;
+		loss = 0;
+		for (step = 0; step < a.aopt.depth; step++) {
+			double l;
+
+			k = dojo_maxq_step(mq, env, eps, true, &l);
+			if (k < 0)
+				goto out_fail;
+			if (k == 1)
+				break;
+			loss += l;
+			if (!dojo_env_failed(env, dojo_env_current(env)) &&
+			    dojo_env_reward(env, dojo_env_current(env)) > ebest)
+				ebest = dojo_env_reward(env,
+				    dojo_env_current(env));
+		}
+		if (ebest > best[e % nfiles])
+			best[e % nfiles] = ebest;
+		if (csv)
+			fprintf(csv, "%d,%s,%.3f,%d,%d,%.4f,%.4f,%.6g\n", e + 1,
+			    argv[a.first + e % nfiles], eps, step,
+			    dojo_env_used(env), exp(ebest),
+			    exp(best[e % nfiles]), step ? loss / step : 0);
+		if (isatty(STDERR_FILENO))
+			fprintf(stderr, "\rtrain: episode %d/%d, epsilon %.2f,"
+			    " best %.3gx ", e + 1, a.episodes, eps,
+			    exp(best[e % nfiles]));
+	}
+	if (isatty(STDERR_FILENO))
+		fputc('\n', stderr);
+	(void)pr;
+	if (csv) {
+		if (fclose(csv) != 0) {
+			csv = NULL;
+			dojo_error_set("%s: %s", csvpath, strerror(errno));
+			goto out_fail;
+		}
+		csv = NULL;
+	}
+	if (dojo_maxq_save(mq, a.model) < 0)
+		goto out_fail;
+	for (i = 0; i < nfiles; i++)
+		printf("%s: best %.3fx in %d measurements\n", argv[a.first + i],
+		    exp(best[i]), dojo_env_used(envs[i]));
+	printf("model %s\n", a.model);
+	rc = 0;
+	if (a.plot && plot(csvpath, a.plot) < 0) {
+		fprintf(stderr, "perfdojo train: %s\n", dojo_error_last());
+		rc = DOJO_EXIT_ERROR;
+		if (csvpath == tmpcsv)
+			csvpath = NULL;
+	}
+	goto out;
+out_fail:
+	rc = dojo_command_fail();
+out:
+	if (csv)
+		fclose(csv);
+	if (csvpath == tmpcsv && rc == 0)
+		unlink(tmpcsv);
+	dojo_maxq_free(mq);
+	for (i = 0; envs && i < nfiles; i++)
+		dojo_env_free(envs[i]);
+	free(envs);
+	free(best);
+	return rc;
+}
+
+const struct dojo_command dojo_command_train = {
+	.name = "train",
+	.args = "--agent maxq FILES... --episodes N --model M [--csv OUT] "
+	    "[--plot OUT.png]",
+	.summary = "train the Max-Q agent on kernels and save its model",
+	.help = "  -a, --agent maxq    the learning agent\n"
+	    "  -e, --episodes N    episodes, taking the kernels in turn\n"
+	    "  -d, --depth D       steps per episode (default 8)\n"
+	    "  -m, --model M       write the model to M\n"
+	    "  -n, --budget N      measurements per kernel at most\n"
+	    "  -r, --seed S        the seed (default 1)\n"
+	    "      --encoder-cmd C encode states with command C\n"
+	    "      --epsilon E     a fixed exploration rate (default: 1 to "
+	    "0.1)\n"
+	    "      --csv OUT       the training curve: one line per episode\n"
+	    "      --plot OUT.png  draw the curve with gnuplot\n",
+	.run = train_run,
+};

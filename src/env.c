@@ -1,0 +1,467 @@
+/* env.c: the game as an environment for players */
+#include "config.h"
+#include "env.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+struct env_node {
+	dojo_program *prog;
+	char id[41];
+	int parent, depth;
+	char *action;			/* from the parent */
+	/* expanded: the legal actions and the nodes they reach */
+	bool expanded;
+	int nactions;
+	struct dojo_action *actions;
+	int *children;
+	/* evaluated */
+	bool measured, failed;
+	double reward, ns;
+	struct dojo_measurement *m;
+};
+
+struct dojo_env {
+	struct dojo_env_options opt;
+	struct env_node *nodes;
+	int n, cap;
+	int *slots;			/* open addressing: node + 1, 0 empty */
+	size_t nslots;
+	double start_ns;
+	int used, best, current;
+	struct timespec t0;
+};
+
+void
+dojo_env_options_init(struct dojo_env_options *opt)
+{
+	memset(opt, 0, sizeof *opt);
+	dojo_measure_options_init(&opt->measure);
+	opt->measure.run.precision = 0.05;
+	opt->measure.run.budget = 0.3;
+	opt->measure.run.max_reps = 200;
+	opt->measure.run.min_reps = 3;
+	opt->measure.run.timeout = 20;
+	opt->target = "c";
+}
+
+static uint64_t
+id_hash(const char *id)
+{
+	uint64_t h = 0;
+	int i;
+
+	for (i = 0; i < 16; i++)
+		h = h * 16 + (uint64_t)(id[i] <= '9' ? id[i] - '0' :
+		    id[i] - 'a' + 10);
+	return h;
+}
+
+/* The node of state "id", or -1. */
+static int
+find(dojo_env *env, const char *id)
+{
+	size_t i;
+
+	if (!env->nslots)
+		return -1;
+	i = id_hash(id) & (env->nslots - 1);
+	for (; env->slots[i]; i = (i + 1) & (env->nslots - 1))
+		if (strcmp(env->nodes[env->slots[i] - 1].id, id) == 0)
+			return env->slots[i] - 1;
+	return -1;
+}
+
+static int
+rehash(dojo_env *env, size_t nslots)
+{
+	int *slots = calloc(nslots, sizeof *slots);
+	size_t i;
+	int k;
+
+	if (!slots)
+		return dojo_error_set("out of memory");
+	free(env->slots);
+	env->slots = slots;
+	env->nslots = nslots;
+	for (k = 0; k < env->n; k++) {
+		i = id_hash(env->nodes[k].id) & (nslots - 1);
+		while (slots[i])
+			i = (i + 1) & (nslots - 1);
+		slots[i] = k + 1;
+	}
+	return 0;
+}
+
+/* The node of "prog" (taken), reached from "parent" by "action"; a new
+ * one when the state is new.  -1 on no memory. */
+static int
+add_node(dojo_env *env, dojo_program *prog, int parent, const char *action)
+{
+	struct env_node *nd;
+	char id[41];
+	size_t i;
+	int k;
+
+	dojo_program_id(id, prog);
+	k = find(env, id);
+	if (k >= 0) {
+		dojo_program_free(prog);
+		return k;
+	}
+	if (env->n == env->cap) {
+		int cap = env->cap ? 2 * env->cap : 64;
+		struct env_node *nodes = realloc(env->nodes,
+		    cap * sizeof *nodes);
+
+		if (!nodes)
+			goto out_oom;
+		env->nodes = nodes;
+		env->cap = cap;
+	}
+	if ((size_t)(env->n + 1) * 2 > env->nslots &&
+	    rehash(env, env->nslots ? 2 * env->nslots : 128) < 0)
+		goto out_free;
+	nd = &env->nodes[env->n];
+	memset(nd, 0, sizeof *nd);
+	nd->prog = prog;
+	memcpy(nd->id, id, sizeof id);
+	nd->parent = parent;
+	nd->depth = parent >= 0 ? env->nodes[parent].depth + 1 : 0;
+	nd->action = strdup(action);
+	if (!nd->action)
+		goto out_oom;
+	i = id_hash(id) & (env->nslots - 1);
+	while (env->slots[i])
+		i = (i + 1) & (env->nslots - 1);
+	env->slots[i] = env->n + 1;
+	return env->n++;
+out_oom:
+	dojo_error_set("out of memory");
+out_free:
+	dojo_program_free(prog);
+	return -1;
+}
+
+static double
+elapsed(dojo_env *env)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)(t.tv_sec - env->t0.tv_sec) +
+	    (double)(t.tv_nsec - env->t0.tv_nsec) / 1e9;
+}
+
+/* Measure "node" (not counted); its time or < 0 when it failed. */
+static int
+measure(dojo_env *env, int node)
+{
+	struct env_node *nd = &env->nodes[node];
+	struct dojo_measurement *m;
+
+	if (env->opt.cost) {
+		nd->ns = env->opt.cost(nd->prog, env->opt.cost_payload);
+		return 0;
+	}
+	m = malloc(sizeof *m);
+	if (!m)
+		return dojo_error_set("out of memory");
+	if (dojo_measure(nd->prog, env->nodes[0].prog, &env->opt.measure,
+	    m) < 0) {
+		free(m);
+		return -1;
+	}
+	nd->m = m;
+	nd->ns = m->outcome == DOJO_OUTCOME_OK && m->median_ns > 0 ?
+	    m->median_ns : -1;
+	return 0;
+}
+
+dojo_env *
+dojo_env_new(dojo_program *start, const struct dojo_env_options *opt)
+{
+	dojo_env *env = calloc(1, sizeof *env);
+
+	if (!env) {
+		dojo_error_set("out of memory");
+		return NULL;
+	}
+	env->opt = *opt;
+	if (!env->opt.target)
+		env->opt.target = "c";
+	clock_gettime(CLOCK_MONOTONIC, &env->t0);
+	if (add_node(env, dojo_program_copy(start), -1, "") < 0 ||
+	    measure(env, 0) < 0)
+		goto out_free;
+	if (env->nodes[0].ns <= 0) {
+		dojo_error_set("%s: the start does not run: %s",
+		    dojo_program_file(start) ? dojo_program_file(start) :
+		    "kernel", env->nodes[0].m ? dojo_outcome_name(
+		    env->nodes[0].m->outcome) : "failed");
+		goto out_free;
+	}
+	env->start_ns = env->nodes[0].ns;
+	env->nodes[0].measured = true;
+	env->nodes[0].reward = 0;
+	return env;
+out_free:
+	dojo_env_free(env);
+	return NULL;
+}
+
+void
+dojo_env_free(dojo_env *env)
+{
+	int i;
+
+	if (!env)
+		return;
+	for (i = 0; i < env->n; i++) {
+		dojo_program_free(env->nodes[i].prog);
+		free(env->nodes[i].action);
+		free(env->nodes[i].actions);
+		free(env->nodes[i].children);
+		free(env->nodes[i].m);
+	}
+	free(env->nodes);
+	free(env->slots);
+	free(env);
+}
+
+int
+dojo_env_n_nodes(dojo_env *env)
+{
+	return env->n;
+}
+
+dojo_program *
+dojo_env_program(dojo_env *env, int node)
+{
+	return env->nodes[node].prog;
+}
+
+const char *
+dojo_env_state_id(dojo_env *env, int node)
+{
+	return env->nodes[node].id;
+}
+
+int
+dojo_env_parent(dojo_env *env, int node)
+{
+	return env->nodes[node].parent;
+}
+
+const char *
+dojo_env_action(dojo_env *env, int node)
+{
+	return env->nodes[node].action;
+}
+
+int
+dojo_env_depth(dojo_env *env, int node)
+{
+	return env->nodes[node].depth;
+}
+
+int
+dojo_env_path(dojo_env *env, int node, int *out, int max)
+{
+	int n = env->nodes[node].depth + 1, i, k;
+
+	for (i = n - 1, k = node; k >= 0; i--, k = env->nodes[k].parent)
+		if (i < max)
+			out[i] = k;
+	return n < max ? n : max;
+}
+
+struct collect {
+	struct dojo_action *a;
+	int n, cap;
+};
+
+static int
+collect_action(const struct dojo_action *a, void *payload)
+{
+	struct collect *c = payload;
+
+	if (c->n == c->cap) {
+		int cap = c->cap ? 2 * c->cap : 64;
+		struct dojo_action *na = realloc(c->a, cap * sizeof *na);
+
+		if (!na)
+			return dojo_error_set("out of memory");
+		c->a = na;
+		c->cap = cap;
+	}
+	c->a[c->n++] = *a;
+	return 0;
+}
+
+int
+dojo_env_expand(dojo_env *env, int node, const struct dojo_action **actions,
+    const int **children)
+{
+	struct collect c = { NULL, 0, 0 };
+	dojo_moves *mv;
+	dojo_program *next;
+	char text[256];
+	int *kids = NULL, i, k;
+
+	if (env->nodes[node].expanded)
+		goto out;
+	mv = dojo_moves_new(env->nodes[node].prog, env->opt.target);
+	if (!mv)
+		return -1;
+	if (dojo_moves_list(mv, NULL, 0, collect_action, &c) < 0)
+		goto out_free;
+	kids = malloc((c.n ? c.n : 1) * sizeof *kids);
+	if (!kids) {
+		dojo_error_set("out of memory");
+		goto out_free;
+	}
+	for (i = 0; i < c.n; i++) {
+		next = dojo_moves_apply_unchecked(mv, &c.a[i]);
+		if (!next)
+			goto out_free;
+		dojo_action_format(text, sizeof text, &c.a[i]);
+		/* add_node may move the nodes */
+		k = add_node(env, next, node, text);
+		if (k < 0)
+			goto out_free;
+		kids[i] = k;
+	}
+	dojo_moves_free(mv);
+	env->nodes[node].expanded = true;
+	env->nodes[node].nactions = c.n;
+	env->nodes[node].actions = c.a;
+	env->nodes[node].children = kids;
+out:
+	*actions = env->nodes[node].actions;
+	*children = env->nodes[node].children;
+	return env->nodes[node].nactions;
+out_free:
+	dojo_moves_free(mv);
+	free(c.a);
+	free(kids);
+	return -1;
+}
+
+bool
+dojo_env_spent(dojo_env *env)
+{
+	return (env->opt.budget > 0 && env->used >= env->opt.budget) ||
+	    (env->opt.seconds > 0 && elapsed(env) >= env->opt.seconds);
+}
+
+int
+dojo_env_evaluate(dojo_env *env, int node, double *reward)
+{
+	struct env_node *nd = &env->nodes[node];
+
+	if (!nd->measured) {
+		if (dojo_env_spent(env))
+			return 1;
+		if (measure(env, node) < 0)
+			return -1;
+		nd->measured = true;
+		nd->failed = nd->ns <= 0;
+		nd->reward = nd->failed ? DOJO_ENV_FAIL_REWARD :
+		    log(env->start_ns / nd->ns);
+		env->used++;
+		if (nd->reward > env->nodes[env->best].reward)
+			env->best = node;
+		if (env->opt.progress)
+			env->opt.progress(env, node, env->opt.progress_payload);
+	}
+	if (reward)
+		*reward = nd->reward;
+	return 0;
+}
+
+bool
+dojo_env_measured(dojo_env *env, int node)
+{
+	return env->nodes[node].measured;
+}
+
+bool
+dojo_env_failed(dojo_env *env, int node)
+{
+	return env->nodes[node].measured && env->nodes[node].failed;
+}
+
+double
+dojo_env_reward(dojo_env *env, int node)
+{
+	return env->nodes[node].reward;
+}
+
+const struct dojo_measurement *
+dojo_env_measurement(dojo_env *env, int node)
+{
+	return env->nodes[node].m;
+}
+
+double
+dojo_env_start_ns(dojo_env *env)
+{
+	return env->start_ns;
+}
+
+int
+dojo_env_used(dojo_env *env)
+{
+	return env->used;
+}
+
+int
+dojo_env_budget(dojo_env *env)
+{
+	return env->opt.budget;
+}
+
+int
+dojo_env_best(dojo_env *env)
+{
+	return env->best;
+}
+
+int
+dojo_env_reset(dojo_env *env)
+{
+	env->current = 0;
+	return 0;
+}
+
+int
+dojo_env_current(dojo_env *env)
+{
+	return env->current;
+}
+
+int
+dojo_env_step(dojo_env *env, int i, double *reward, int *reached)
+{
+	const struct dojo_action *actions;
+	const int *children;
+	int n, rc;
+
+	n = dojo_env_expand(env, env->current, &actions, &children);
+	if (n < 0)
+		return -1;
+	if (i < 0 || i >= n)
+		return dojo_error_set("no action %d here (%d legal)", i, n);
+	rc = dojo_env_evaluate(env, children[i], reward);
+	if (rc != 0)
+		return rc;
+	if (reached)
+		*reached = children[i];
+	if (!env->nodes[children[i]].failed)
+		env->current = children[i];
+	return 0;
+}

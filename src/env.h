@@ -1,0 +1,108 @@
+/* env.h: the game as an environment for players: states, legal actions,
+ * steps and rewards from measurements
+ *
+ * An environment plays on one kernel, its start.  Every state it meets is
+ * a node (an index, 0 the start) that keeps its program, the first parent
+ * it was reached from and that action's text; two actions that reach the
+ * same state (the same state id) reach the same node.
+ *
+ * Rewards.  The reward of a state is log(t_start / t_state), the log of
+ * its speedup against the start.  A failed outcome (compile error, crash,
+ * timeout, wrong answer) has the reward DOJO_ENV_FAIL_REWARD, log(1/100):
+ * worse than any state that works in practice; the episode goes on from
+ * the parent.
+ *
+ * Budget.  The unit is a measurement: the first evaluation of a state in
+ * this environment counts 1, whether the measurement database knew it or
+ * not (so that a run reads the same budget with a cold or a warm
+ * database); evaluating a state again counts 0 (the environment keeps its
+ * own cache); the start's measurement, the baseline, counts 0.  Once the
+ * budget (or the wall time) is spent, evaluating an unknown state answers
+ * 1 and measures nothing.
+ */
+#ifndef DOJO_ENV_H
+#define DOJO_ENV_H
+
+#include <stdbool.h>
+
+#include "ir/program.h"
+#include "ir/transform.h"
+#include "src/measure.h"
+
+typedef struct dojo_env dojo_env;
+
+#define DOJO_ENV_FAIL_REWARD (-4.605170185988091)	/* log(1/100) */
+
+/* A stand-in for measurements (unit tests of players): the time of
+ * "prog" in nanoseconds, or a negative number for a failed outcome. */
+typedef double (*dojo_env_cost_fn)(dojo_program *prog, void *payload);
+/* Called after each counted measurement of "node". */
+typedef void (*dojo_env_progress_fn)(dojo_env *env, int node, void *payload);
+
+struct dojo_env_options {
+	struct dojo_measure_options measure;
+	const char *target;		/* "c" */
+	int budget;			/* measurements; 0: no limit */
+	double seconds;			/* wall time; 0: no limit */
+	dojo_env_cost_fn cost;		/* NULL: dojo_measure */
+	void *cost_payload;
+	dojo_env_progress_fn progress;	/* may be NULL */
+	void *progress_payload;
+};
+
+/* Defaults for players: the C target, measurements with a 5% precision,
+ * at most 0.3 s and 200 repetitions each, 20 s time limit; no budget. */
+void dojo_env_options_init(struct dojo_env_options *opt);
+
+/* An environment starting at "start"; measures the start (the baseline).
+ * NULL with the last error set, also when the start itself fails. */
+__dojo_give dojo_env *dojo_env_new(__dojo_keep dojo_program *start,
+    const struct dojo_env_options *opt);
+void dojo_env_free(__dojo_take dojo_env *env);
+
+/* Nodes. */
+int dojo_env_n_nodes(dojo_env *env);
+dojo_program *dojo_env_program(dojo_env *env, int node);	/* owned */
+const char *dojo_env_state_id(dojo_env *env, int node);
+int dojo_env_parent(dojo_env *env, int node);		/* -1 for 0 */
+const char *dojo_env_action(dojo_env *env, int node);	/* "" for 0 */
+int dojo_env_depth(dojo_env *env, int node);
+/* The nodes from the start to "node" into "out" (at most "max"); the
+ * count.  */
+int dojo_env_path(dojo_env *env, int node, int *out, int max);
+
+/* The legal actions of "node", in the stable order of dojo_moves_list,
+ * and the node each one reaches: "*actions" and "*children" (owned by
+ * the environment) hold the count returned, or -1 with the last error. */
+int dojo_env_expand(dojo_env *env, int node,
+    const struct dojo_action **actions, const int **children);
+
+/* Evaluate "node": 0 with its reward in "*reward" (may be NULL), 1 when
+ * the budget is spent and the node was not known, -1 on an error (no
+ * database).  */
+int dojo_env_evaluate(dojo_env *env, int node, double *reward);
+bool dojo_env_measured(dojo_env *env, int node);
+bool dojo_env_failed(dojo_env *env, int node);	/* measured and failed */
+double dojo_env_reward(dojo_env *env, int node);	/* measured only */
+/* The measurement of a measured node (NULL with a cost function). */
+const struct dojo_measurement *dojo_env_measurement(dojo_env *env,
+    int node);
+double dojo_env_start_ns(dojo_env *env);
+
+/* The budget: counted measurements, whether it is spent. */
+int dojo_env_used(dojo_env *env);
+int dojo_env_budget(dojo_env *env);		/* 0: no limit */
+bool dojo_env_spent(dojo_env *env);
+/* The measured node of the best reward (0, the start, when none beats
+ * it; the first reached among equals). */
+int dojo_env_best(dojo_env *env);
+
+/* One episode at a time: the current node, back to the start, and one
+ * step by the "i"th action of the current node.  A step evaluates the
+ * node reached; it becomes current unless it failed (the episode goes on
+ * from the parent).  0, 1 (budget spent: nothing done) or -1. */
+int dojo_env_reset(dojo_env *env);
+int dojo_env_current(dojo_env *env);
+int dojo_env_step(dojo_env *env, int i, double *reward, int *reached);
+
+#endif

@@ -1,0 +1,104 @@
+# agents.sh: perfdojo tune and train on a small kernel with tiny budgets:
+# determinism per seed, the budget, the session branch agent/A-N, the
+# external encoder, model files and their errors.
+. "$top_srcdir/tests/lib.sh"
+
+k=$tmp/matmul.dojo
+cp "$top_srcdir/tests/ref/matmul.dojo" "$k"
+PERFDOJO_DB=$tmp/m.db
+export PERFDOJO_DB
+GIT_AUTHOR_NAME=test GIT_AUTHOR_EMAIL=test@example.com
+export GIT_AUTHOR_NAME GIT_AUTHOR_EMAIL
+
+for a in random greedy beam maxq; do
+	"$PERFDOJO" tune "$k" --agent $a --budget 6 --seed 2 --depth 3 \
+	    --session "$tmp/s" > "$tmp/$a.1" 2> "$tmp/err"
+	ok $? "tune --agent $a runs"
+	n=$(sed -n 's/.*: \([0-9]*\) measurements.*/\1/p' "$tmp/$a.1")
+	[ -n "$n" ] && [ "$n" -le 6 ]
+	ok $? "$a keeps its budget ($n of 6 measurements)"
+	git -C "$tmp/s" rev-parse -q --verify "refs/heads/agent/$a-1" \
+	    > /dev/null
+	ok $? "$a's path is the branch agent/$a-1"
+	# the database now knows every state measured: the same seed
+	# walks the same path
+	"$PERFDOJO" tune "$k" --agent $a --budget 6 --seed 2 --depth 3 \
+	    --session "$tmp/s" > "$tmp/$a.2" 2> /dev/null
+	same "$(sed '1d;s/branch .*//' "$tmp/$a.1")" \
+	    "$(sed '1d;s/branch .*//' "$tmp/$a.2")" "$a: the same seed, the same path"
+	same "$(git -C "$tmp/s" rev-parse "agent/$a-1")" \
+	    "$(git -C "$tmp/s" rev-parse "agent/$a-2")" \
+	    "$a: a second run is agent/$a-2, on the same commit"
+	# the printed moves replay to the best state
+	sed '/^#/d' "$tmp/$a.1" > "$tmp/$a.actions"
+	"$PERFDOJO" apply "$k" --actions "$tmp/$a.actions" > "$tmp/$a.dojo"
+	state=$("$PERFDOJO" check "$tmp/$a.dojo" | sed 's/.*state //')
+	grep -q "state ${state%"${state#???????}"}" "$tmp/$a.1"
+	ok $? "$a: the printed moves reach the printed state"
+done
+git -C "$tmp/s" rev-parse -q --verify refs/tags/best/c > /dev/null
+ok $? "the tag best/c is set"
+
+# usage errors
+"$PERFDOJO" tune "$k" --agent nope --budget 3 2> "$tmp/err"
+same 2 $? "an unknown agent is a usage error"
+grep -q "unknown agent 'nope'" "$tmp/err"
+ok $? "and says so"
+"$PERFDOJO" tune "$k" --agent random 2> "$tmp/err"
+same 2 $? "tune needs a budget"
+
+# the external encoder: text on stdin, numbers on stdout
+cat > "$tmp/enc.sh" <<'EOS'
+#!/bin/sh
+# three numbers: lines, words, bytes of the program
+wc -l -w -c | awk '{ print $1 / 10, $2 / 100, $3 / 1000 }'
+EOS
+chmod +x "$tmp/enc.sh"
+"$PERFDOJO" tune "$k" --agent maxq --budget 4 --encoder-cmd "$tmp/enc.sh" \
+    --session "$tmp/s" > /dev/null 2> "$tmp/err"
+ok $? "maxq with an external encoder"
+"$PERFDOJO" tune "$k" --agent maxq --budget 4 --encoder-cmd 'echo 1 x' \
+    --session "$tmp/s" > /dev/null 2> "$tmp/err"
+same 1 $? "an encoder that writes words fails"
+grep -q "^perfdojo: encoder 'echo 1 x': 'x' is not a finite number" \
+    "$tmp/err"
+ok $? "in one clear line"
+
+# training, the model, its errors
+"$PERFDOJO" train --agent maxq "$k" "$top_srcdir/tests/ref/bias_relu.dojo" \
+    --episodes 3 --depth 2 --model "$tmp/q.model" --csv "$tmp/c.csv" \
+    > "$tmp/out" 2> "$tmp/err"
+ok $? "train runs"
+head -1 "$tmp/q.model" | grep -qx 'perfdojo-model 1'
+ok $? "the model starts with its magic and version"
+sed -n 3p "$tmp/q.model" | grep -qx 'encoder struct-1 96'
+ok $? "and names its encoder and dimension"
+same 4 "$(wc -l < "$tmp/c.csv" | tr -d ' ')" "the CSV has a header and one line per episode"
+"$PERFDOJO" tune "$k" --agent maxq --model "$tmp/q.model" --budget 3 \
+    --session "$tmp/s" > /dev/null 2> "$tmp/err"
+ok $? "tune starts from a trained model"
+"$PERFDOJO" tune "$k" --agent maxq --model "$tmp/q.model" --budget 3 \
+    --encoder-cmd "$tmp/enc.sh" --session "$tmp/s" > /dev/null 2> "$tmp/err"
+same 1 $? "a model of another encoder is refused"
+grep -q "a model for encoder 'struct-1', but this run encodes with 'cmd'" \
+    "$tmp/err"
+ok $? "with a clear error"
+sed '1s/ 1$/ 9/' "$tmp/q.model" > "$tmp/v9.model"
+"$PERFDOJO" tune "$k" --agent maxq --model "$tmp/v9.model" --budget 3 \
+    --session "$tmp/s" > /dev/null 2> "$tmp/err"
+same "perfdojo: $tmp/v9.model: model format version 9, this perfdojo reads version 1" \
+    "$(cat "$tmp/err")" "a model of another version is a one-line error"
+if command -v gnuplot > /dev/null 2>&1; then
+	"$PERFDOJO" train --agent maxq "$k" --episodes 2 --depth 1 \
+	    --model "$tmp/q2.model" --plot "$tmp/c.png" > /dev/null 2>&1
+	[ -s "$tmp/c.png" ]
+	ok $? "train --plot draws the curve"
+else
+	"$PERFDOJO" train --agent maxq "$k" --episodes 2 --depth 1 \
+	    --model "$tmp/q2.model" --plot "$tmp/c.png" > /dev/null \
+	    2> "$tmp/err"
+	grep -q "gnuplot is not installed" "$tmp/err"
+	ok $? "train --plot without gnuplot says so"
+fi
+
+done_testing

@@ -1,0 +1,316 @@
+/* test_agents.c: the Max-Q core on a hand-made MDP, models saved and
+ * loaded, the external encoder's protocol, and every agent on a kernel
+ * whose "time" is a function of its text (no compiler) */
+#include "config.h"
+#include "agents/agent.h"
+#include "agents/encode.h"
+#include "agents/qnet.h"
+#include "ir/error.h"
+#include "ir/program.h"
+#include "src/env.h"
+#include "tests/unit/unit.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+int unit_failed;
+
+static char tmpdir[] = "/tmp/perfdojo-agents.XXXXXX";
+
+/* The MDP: s0 -a-> s1 (r 0.1), s1 -b-> s2 (r 1.0, no actions), s0 -c->
+ * s3 (r 0.5, no actions).  With gamma 0.9 the Max-Q values are
+ * Q(s1,b) = 1, Q(s0,a) = max(0.1, 0.9 * 1) = 0.9, Q(s0,c) = 0.5: the path
+ * through a is worth more although c pays more at once. */
+static void
+test_mdp(void)
+{
+	static const float x[3][3] = { { 1, 0, 0 }, { 0, 1, 0 }, { 0, 0, 1 } };
+	const double r[3] = { 0.1, 0.5, 1.0 };	/* a, c, b */
+	/* the pairs of the state reached: a -> s1 {b}; c, b -> none */
+	float xs[3 * 3];
+	double ys[3], qn;
+	dojo_qnet *q = dojo_qnet_new(3, 16, 7);
+	int it, k;
+
+	CHECK(q != NULL);
+	if (!q)
+		return;
+	memcpy(xs, x, sizeof xs);
+	for (it = 0; it < 3000; it++) {
+		qn = dojo_qnet_eval(q, x[2], true);
+		ys[0] = dojo_maxq_target(r[0], false, 0.9, &qn, 1);
+		ys[1] = dojo_maxq_target(r[1], false, 0.9, NULL, 0);
+		ys[2] = dojo_maxq_target(r[2], false, 0.9, NULL, 0);
+		dojo_qnet_train(q, xs, ys, 3, 1e-2);
+		if (it % 20 == 19)
+			dojo_qnet_sync(q);
+	}
+	printf("# Q(s0,a) %.3f Q(s0,c) %.3f Q(s1,b) %.3f\n",
+	    dojo_qnet_eval(q, x[0], false), dojo_qnet_eval(q, x[1], false),
+	    dojo_qnet_eval(q, x[2], false));
+	CHECK(fabs(dojo_qnet_eval(q, x[2], false) - 1.0) < 0.02);
+	CHECK(fabs(dojo_qnet_eval(q, x[0], false) - 0.9) < 0.02);
+	CHECK(fabs(dojo_qnet_eval(q, x[1], false) - 0.5) < 0.02);
+	CHECK(dojo_qnet_eval(q, x[0], false) > dojo_qnet_eval(q, x[1],
+	    false));
+	/* a failed state's target is its penalty, whatever follows */
+	qn = 5;
+	CHECK(dojo_maxq_target(-4.6, true, 0.9, &qn, 1) == -4.6);
+	k = 0;
+	(void)k;
+	dojo_qnet_free(q);
+}
+
+static void
+test_model_file(void)
+{
+	char path[256], bad[256];
+	float x[10];
+	dojo_qnet *q = dojo_qnet_new(10, 8, 3), *l;
+	FILE *f;
+	int i, dim = 0;
+
+	for (i = 0; i < 10; i++)
+		x[i] = (float)i / 10;
+	snprintf(path, sizeof path, "%s/m.model", tmpdir);
+	CHECK(dojo_qnet_save(q, path, "struct-1", 96) == 0);
+	l = dojo_qnet_load(path, "struct-1", 96, &dim);
+	CHECK(l != NULL);
+	if (l) {
+		CHECK(dim == 96);
+		CHECK(dojo_qnet_eval(q, x, false) == dojo_qnet_eval(l, x,
+		    false));
+		dojo_qnet_free(l);
+	}
+	l = dojo_qnet_load(path, "cmd", 0, NULL);
+	CHECK(l == NULL);
+	CHECK(strstr(dojo_error_last(), "a model for encoder 'struct-1', but"
+	    " this run encodes with 'cmd'") != NULL);
+	l = dojo_qnet_load(path, "struct-1", 50, NULL);
+	CHECK(l == NULL && strstr(dojo_error_last(), "dimension 96") &&
+	    strstr(dojo_error_last(), "dimension 50"));
+	snprintf(bad, sizeof bad, "%s/v2.model", tmpdir);
+	f = fopen(bad, "w");
+	fprintf(f, "perfdojo-model 2\nagent maxq\n");
+	fclose(f);
+	l = dojo_qnet_load(bad, "struct-1", 96, NULL);
+	CHECK(l == NULL);
+	CHECK_STR("", strstr(dojo_error_last(), "model format version 2, "
+	    "this perfdojo reads version 1") ? "" : dojo_error_last());
+	f = fopen(bad, "w");
+	fprintf(f, "hello\n");
+	fclose(f);
+	l = dojo_qnet_load(bad, "struct-1", 96, NULL);
+	CHECK(l == NULL && strstr(dojo_error_last(), "not a perfdojo model"));
+	dojo_qnet_free(q);
+}
+
+static const char kernel[] =
+    "A f32 [8, 12] heap in\n"
+    "B f32 [12, 10] heap in\n"
+    "C f32 [8, 10] heap out\n"
+    "8 | 10 | C[{0}, {1}] = 0\n"
+    "  |    | 12 | C[{0}, {1}] += A[{0}, {2}] * B[{2}, {1}]\n";
+
+static void
+test_encoders(void)
+{
+	dojo_program *p = dojo_program_parse("k.dojo", kernel, strlen(kernel));
+	dojo_encoder *enc;
+	const float *v;
+	char cmd[512];
+
+	CHECK(p != NULL);
+	enc = dojo_encoder_new(NULL);
+	v = dojo_encoder_state(enc, p, NULL);
+	CHECK(v != NULL && dojo_encoder_state_dim(enc) == 96);
+	CHECK(v && v[1] > 0);		/* ops */
+	dojo_encoder_free(enc);
+
+	/* the protocol: text on stdin, numbers on stdout */
+	enc = dojo_encoder_new("wc -l -c");
+	v = dojo_encoder_state(enc, p, NULL);
+	CHECK(v != NULL && dojo_encoder_state_dim(enc) == 2);
+	CHECK(v && v[0] == 5);
+	dojo_encoder_free(enc);
+
+	enc = dojo_encoder_new("echo 1 2 oops");
+	CHECK(dojo_encoder_state(enc, p, NULL) == NULL);
+	CHECK(strstr(dojo_error_last(), "'oops' is not a finite number") !=
+	    NULL);
+	dojo_encoder_free(enc);
+
+	enc = dojo_encoder_new("exit 3");
+	CHECK(dojo_encoder_state(enc, p, NULL) == NULL);
+	CHECK(strstr(dojo_error_last(), "failed (exit status 3)") != NULL);
+	dojo_encoder_free(enc);
+
+	enc = dojo_encoder_new("cat > /dev/null");
+	CHECK(dojo_encoder_state(enc, p, NULL) == NULL);
+	CHECK(strstr(dojo_error_last(), "wrote no numbers") != NULL);
+	dojo_encoder_free(enc);
+
+	enc = dojo_encoder_new("echo 1 2 3");
+	CHECK(dojo_encoder_expect_dim(enc, 4) == 0);
+	CHECK(dojo_encoder_state(enc, p, NULL) == NULL);
+	CHECK(strstr(dojo_error_last(), "wrote 3 numbers") &&
+	    strstr(dojo_error_last(), "expected 4"));
+	dojo_encoder_free(enc);
+	snprintf(cmd, sizeof cmd, "true");
+	(void)cmd;
+	dojo_program_free(p);
+}
+
+/* A "time" from the text: fewer bytes and more of the flags :v and :p
+ * are faster; any :u (unroll) fails. */
+static double
+fake_cost(dojo_program *prog, void *payload)
+{
+	char *text = dojo_program_print(prog, false), *c;
+	double t = 1000;
+
+	(void)payload;
+	for (c = text; *c; c++) {
+		if (c[0] == ':' && c[1] == 'u')
+			t = -1;
+		if (t > 0 && c[0] == ':' && (c[1] == 'v' || c[1] == 'p'))
+			t *= 0.8;
+	}
+	if (t > 0)
+		t += (double)strlen(text) / 10;
+	free(text);
+	return t;
+}
+
+/* Play "agent" for "budget" measurements; the best node's path as text
+ * into "out". */
+static int
+play(const char *agent, int budget, uint64_t seed, char *out, size_t len,
+    int *used)
+{
+	dojo_program *p = dojo_program_parse("k.dojo", kernel, strlen(kernel));
+	struct dojo_env_options eo;
+	struct dojo_agent_options ao;
+	dojo_player *pl;
+	dojo_env *env;
+	int path[64], n, i, best;
+
+	dojo_env_options_init(&eo);
+	eo.budget = budget;
+	eo.cost = fake_cost;
+	env = dojo_env_new(p, &eo);
+	dojo_program_free(p);
+	if (!env)
+		return -1;
+	dojo_agent_options_init(&ao);
+	ao.seed = seed;
+	ao.depth = 4;
+	pl = dojo_player_new(dojo_agent_find(agent), env, &ao);
+	if (!pl || dojo_player_run(pl) < 0) {
+		printf("# %s: %s\n", agent, dojo_error_last());
+		dojo_player_free(pl);
+		dojo_env_free(env);
+		return -1;
+	}
+	best = dojo_env_best(env);
+	n = dojo_env_path(env, best, path, 64);
+	snprintf(out, len, "%.3f:", dojo_env_reward(env, best));
+	for (i = 1; i < n; i++) {
+		strncat(out, dojo_env_action(env, path[i]), len - strlen(out) -
+		    2);
+		strncat(out, ";", len - strlen(out) - 1);
+	}
+	*used = dojo_env_used(env);
+	dojo_player_free(pl);
+	dojo_env_free(env);
+	return 0;
+}
+
+static void
+test_agents(void)
+{
+	const struct dojo_agent *a;
+	char p1[2048], p2[2048], p3[2048];
+	int i, u1, u2, u3;
+
+	for (i = 0; (a = dojo_agent_at(i)); i++) {
+		CHECK(play(a->name, 40, 3, p1, sizeof p1, &u1) == 0);
+		CHECK(play(a->name, 40, 3, p2, sizeof p2, &u2) == 0);
+		CHECK(play(a->name, 40, 4, p3, sizeof p3, &u3) == 0);
+		printf("# %s: %d measurements, best %s\n", a->name, u1, p1);
+		CHECK_STR(p1, p2);	/* the same seed, the same path */
+		CHECK(u1 == 40 && u2 == 40 && u3 <= 40);
+		CHECK(atof(p1) > 0);	/* something faster was found */
+	}
+	CHECK(dojo_agent_find("nope") == NULL);
+	CHECK(strstr(dojo_error_last(), "unknown agent 'nope'") != NULL);
+}
+
+/* The environment: a failed step stays at the parent, the budget. */
+static void
+test_env(void)
+{
+	dojo_program *p = dojo_program_parse("k.dojo", kernel, strlen(kernel));
+	const struct dojo_action *actions;
+	const int *children;
+	struct dojo_env_options eo;
+	dojo_env *env;
+	char text[256];
+	double r;
+	int n, i, unroll = -1, reached;
+
+	dojo_env_options_init(&eo);
+	eo.budget = 2;
+	eo.cost = fake_cost;
+	env = dojo_env_new(p, &eo);
+	dojo_program_free(p);
+	n = dojo_env_expand(env, 0, &actions, &children);
+	CHECK(n > 10);
+	for (i = 0; i < n; i++) {
+		dojo_action_format(text, sizeof text, &actions[i]);
+		if (strncmp(text, "unroll", 6) == 0 && unroll < 0)
+			unroll = i;
+	}
+	CHECK(unroll >= 0);
+	dojo_env_reset(env);
+	CHECK(dojo_env_step(env, unroll, &r, &reached) == 0);
+	CHECK(r == DOJO_ENV_FAIL_REWARD && dojo_env_failed(env, reached));
+	CHECK(dojo_env_current(env) == 0);	/* back at the parent */
+	CHECK(dojo_env_step(env, unroll, &r, &reached) == 0);
+	CHECK(dojo_env_used(env) == 1);		/* known: counts 0 */
+	CHECK(dojo_env_step(env, 0, &r, &reached) == 0);
+	CHECK(dojo_env_used(env) == 2 && dojo_env_spent(env));
+	CHECK(dojo_env_step(env, unroll == 1 ? 2 : 1, &r, &reached) == 1);
+	CHECK(dojo_env_used(env) == 2);
+	dojo_env_free(env);
+}
+
+static const struct unit_test tests[] = {
+	{ "Max-Q values of a hand-made MDP", test_mdp },
+	{ "model files: round trip, version and encoder errors",
+	  test_model_file },
+	{ "encoders: built-in, external protocol and its errors",
+	  test_encoders },
+	{ "environment: failures, budget", test_env },
+	{ "agents: deterministic per seed, budget kept, a faster state found",
+	  test_agents },
+	{ NULL, NULL }
+};
+
+int
+main(void)
+{
+	int rc;
+	char cmd[300];
+
+	if (!mkdtemp(tmpdir))
+		return 1;
+	rc = unit_run(tests);
+	snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
+	if (system(cmd) != 0)
+		rc = 1;
+	return rc;
+}

@@ -14,6 +14,7 @@
 
 #include "guile.h"
 
+#include <math.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,6 +25,8 @@
 #include "ir/interp.h"
 #include "ir/program.h"
 #include "ir/transform.h"
+#include "agents/agent.h"
+#include "src/env.h"
 #include "src/measure.h"
 #include "src/session.h"
 #include "targets/runner.h"
@@ -802,6 +805,72 @@ prim_session_measure(SCM s, SCM db, SCM timeout, SCM seconds)
 }
 #undef FUNC_NAME
 
+#define FUNC_NAME "run-agent"
+static SCM
+prim_run_agent(SCM name, SCM p, SCM budget, SCM seed, SCM db)
+{
+	struct handle *h = unwrap_program(p, 2, FUNC_NAME);
+	const struct dojo_agent *agent;
+	struct dojo_agent_options aopt;
+	struct dojo_env_options eo;
+	dojo_player *player = NULL;
+	dojo_env *env = NULL;
+	char *n, *dbs = NULL;
+	int best, len, *path = NULL, k, rc = -1;
+	SCM actions = SCM_EOL, result = SCM_BOOL_F;
+
+	check_string(name, 1, FUNC_NAME);
+	if (scm_is_true(db))
+		check_string(db, 5, FUNC_NAME);
+	dojo_env_options_init(&eo);
+	eo.budget = scm_to_int(budget);
+	if (eo.budget < 1)
+		scm_out_of_range(FUNC_NAME, budget);
+	dojo_agent_options_init(&aopt);
+	aopt.seed = scm_to_uint64(seed);
+	reap();
+	n = scm_to_utf8_string(name);
+	agent = dojo_agent_find(n);
+	free(n);
+	if (!agent)
+		throw_last_error();
+	if (scm_is_true(db))
+		eo.measure.db = dbs = scm_to_utf8_string(db);
+	env = dojo_env_new(h->prog, &eo);
+	if (env && (player = dojo_player_new(agent, env, &aopt)) &&
+	    dojo_player_run(player) >= 0) {
+		best = dojo_env_best(env);
+		len = dojo_env_depth(env, best) + 1;
+		path = malloc(len * sizeof *path);
+		if (path) {
+			dojo_env_path(env, best, path, len);
+			for (k = len - 1; k > 0; k--)
+				actions = scm_cons(scm_from_utf8_string(
+				    dojo_env_action(env, path[k])), actions);
+			result = scm_list_n(
+			    pair("program", dojo_guile_from_program(
+				dojo_env_program(env, best))),
+			    pair("speedup", scm_from_double(exp(
+				dojo_env_reward(env, best)))),
+			    pair("actions", actions),
+			    pair("measurements", scm_from_int(
+				dojo_env_used(env))),
+			    SCM_UNDEFINED);
+			rc = 0;
+		} else {
+			dojo_error_set("out of memory");
+		}
+	}
+	free(path);
+	free(dbs);
+	dojo_player_free(player);
+	dojo_env_free(env);
+	if (rc < 0)
+		throw_last_error();
+	return result;
+}
+#undef FUNC_NAME
+
 void
 dojo_guile_init(void)
 {
@@ -842,4 +911,5 @@ dojo_guile_init(void)
 	scm_c_define_gsubr("%session-branch!", 2, 0, 0, prim_session_branch);
 	scm_c_define_gsubr("%session-log", 1, 0, 0, prim_session_log);
 	scm_c_define_gsubr("%session-measure!", 4, 0, 0, prim_session_measure);
+	scm_c_define_gsubr("%run-agent", 5, 0, 0, prim_run_agent);
 }

@@ -35,6 +35,7 @@
             session-branch!
             session-log
             session-measure!
+            run-agent
 
             explorer-program
             explorer-session
@@ -179,6 +180,14 @@
 ;; outcome, median, interval, speedup (against the start).
 (define* (session-measure! s #:key (db #f) (timeout 60) (seconds 2.0))
   (%session-measure! s db timeout seconds))
+
+;;; Agents (doc/agents.md)
+
+;; Let the agent NAME (random, greedy, beam, maxq) play from P for
+;; BUDGET measurements: an alist of program (the best state), speedup,
+;; actions (from P to it) and measurements.
+(define* (run-agent name p #:key (budget 20) (seed 1) (db #f))
+  (%run-agent name p budget seed db))
 
 ;;; The explorer (doc/guile.md): its current state, key bindings
 

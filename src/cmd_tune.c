@@ -9,6 +9,7 @@
 #include "src/session.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdio.h>
@@ -21,6 +22,8 @@
 struct tune_args {
 	const char *agent, *model, *session, *encoder_cmd, *csv, *plot;
 	int budget, jobs, episodes;
+	int suggest;			/* > 0: print the agent's best moves */
+	bool live;			/* record each new best as it comes */
 	double seconds, timeout;
 	struct dojo_agent_options aopt;
 	int first;
@@ -28,7 +31,7 @@ struct tune_args {
 
 enum {
 	OPT_ENCODER = 256, OPT_CSV, OPT_PLOT, OPT_TIMEOUT, OPT_WIDTH,
-	OPT_EPSILON
+	OPT_EPSILON, OPT_SUGGEST, OPT_LIVE
 };
 
 /* A positive number from "text", or -1. */
@@ -66,6 +69,8 @@ parse_args(struct tune_args *a, const struct dojo_command *cmd, int argc,
 		{ "csv", required_argument, NULL, OPT_CSV },
 		{ "plot", required_argument, NULL, OPT_PLOT },
 		{ "timeout", required_argument, NULL, OPT_TIMEOUT },
+		{ "suggest", required_argument, NULL, OPT_SUGGEST },
+		{ "live", no_argument, NULL, OPT_LIVE },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -87,7 +92,7 @@ parse_args(struct tune_args *a, const struct dojo_command *cmd, int argc,
 			return -dojo_command_bad_option(cmd, c, argv);
 		v = 0;
 		if ((c < 256 && strchr("nSrjde", c)) || c == OPT_WIDTH ||
-		    c == OPT_TIMEOUT || c == OPT_EPSILON) {
+		    c == OPT_TIMEOUT || c == OPT_EPSILON || c == OPT_SUGGEST) {
 			v = number(optarg);
 			if (v < 0 || (c != 'S' && c != OPT_TIMEOUT &&
 			    c != OPT_EPSILON && v != floor(v)) ||
@@ -112,6 +117,8 @@ parse_args(struct tune_args *a, const struct dojo_command *cmd, int argc,
 		case OPT_CSV: a->csv = optarg; break;
 		case OPT_PLOT: a->plot = optarg; break;
 		case OPT_TIMEOUT: a->timeout = v; break;
+		case OPT_SUGGEST: a->suggest = (int)v; break;
+		case OPT_LIVE: a->live = true; break;
 		default:
 			return -dojo_command_bad_option(cmd, '?', argv);
 		}
@@ -171,7 +178,9 @@ session_measurement(struct dojo_session_measurement *sm, dojo_env *env,
 }
 
 /* Write the path "path" ("n" nodes from the start) as the branch
- * agent/AGENT-N of the session; its name into "branch". */
+ * agent/AGENT-N of the session, a new one unless "branch" names one
+ * already (a live run moving it to each new best); its name into
+ * "branch". */
 static int
 record_path(const struct tune_args *a, const char *file, dojo_program *prog,
     dojo_env *env, const int *path, int n, char *branch, size_t len,
@@ -189,14 +198,18 @@ record_path(const struct tune_args *a, const char *file, dojo_program *prog,
 		return -1;
 	if (dojo_session_measure_start(s, mopt, &start_ns) < 0)
 		goto out;
-	for (i = 1;; i++) {
-		snprintf(branch, len, "agent/%s-%d", a->agent, i);
-		if (dojo_session_entry(s, branch, &e) < 0)
-			break;
-	}
-	dojo_error_clear();
-	if (dojo_session_branch_create(s, branch) < 0)
+	if (!branch[0]) {
+		for (i = 1;; i++) {
+			snprintf(branch, len, "agent/%s-%d", a->agent, i);
+			if (dojo_session_entry(s, branch, &e) < 0)
+				break;
+		}
+		dojo_error_clear();
+		if (dojo_session_branch_create(s, branch) < 0)
+			goto out;
+	} else if (dojo_session_branch_set(s, branch) < 0) {
 		goto out;
+	}
 	for (k = 1; k < n; k++) {
 		bool measured = dojo_env_measurement(env, path[k]) != NULL;
 
@@ -205,7 +218,7 @@ record_path(const struct tune_args *a, const char *file, dojo_program *prog,
 		    dojo_env_program(env, path[k]), measured ? &sm : NULL,
 		    &step) < 0)
 			goto out;
-		if (step.existing) {
+		if (step.existing || strcmp(step.branch, branch) != 0) {
 			if (dojo_session_branch_set(s, branch) < 0)
 				goto out;
 			if (measured && dojo_session_record(s, NULL, &sm) < 0)
@@ -216,6 +229,44 @@ record_path(const struct tune_args *a, const char *file, dojo_program *prog,
 out:
 	dojo_session_free(s);
 	return rc;
+}
+
+/* The path to the best node into "*path" (malloc'ed); its length. */
+static int
+best_path(dojo_env *env, int **path)
+{
+	int best = dojo_env_best(env), n = dojo_env_depth(env, best) + 1;
+
+	free(*path);
+	*path = malloc(n * sizeof **path);
+	if (!*path)
+		return dojo_error_set("out of memory");
+	dojo_env_path(env, best, *path, n);
+	return n;
+}
+
+static volatile sig_atomic_t stop_requested;
+
+static void
+request_stop(int sig)
+{
+	stop_requested = 1;
+}
+
+/* perfdojo tune --suggest K: the agent's K best moves at the start. */
+static int
+print_suggestions(dojo_player *player, int k)
+{
+	struct dojo_suggestion *sg = calloc(k, sizeof *sg);
+	int i, n;
+
+	if (!sg)
+		return dojo_error_set("out of memory");
+	n = dojo_player_suggest(player, 0, k, sg);
+	for (i = 0; i < n; i++)
+		printf("%.4g\t%s\n", sg[i].score, sg[i].action);
+	free(sg);
+	return n < 0 ? -1 : 0;
 }
 
 static double
@@ -240,7 +291,7 @@ tune_run(int argc, char **argv)
 	dojo_env *env = NULL;
 	char branch[64];
 	const char *file;
-	int rc, *path = NULL, n, best, k;
+	int rc, *path = NULL, n, best, k, last_best;
 	double t0 = now();
 
 	rc = parse_args(&a, cmd, argc, argv);
@@ -280,19 +331,34 @@ tune_run(int argc, char **argv)
 	if (!env)
 		goto out_fail;
 	player = dojo_player_new(agent, env, &a.aopt);
-	if (!player || dojo_player_run(player) < 0)
+	if (!player)
+		goto out_fail;
+	if (a.suggest > 0) {
+		rc = print_suggestions(player, a.suggest) < 0 ?
+		    dojo_command_fail() : 0;
+		goto out;
+	}
+	/* SIGTERM stops the search; the best so far is still recorded */
+	signal(SIGTERM, request_stop);
+	branch[0] = '\0';
+	last_best = 0;
+	while (!stop_requested && (k = dojo_player_step(player)) == 0) {
+		best = dojo_env_best(env);
+		if (!a.live || best == last_best)
+			continue;
+		last_best = best;
+		if ((n = best_path(env, &path)) < 0 ||
+		    record_path(&a, file, prog, env, path, n, branch,
+		    sizeof branch, &eo.measure) < 0)
+			goto out_fail;
+	}
+	if (!stop_requested && k < 0)
 		goto out_fail;
 	if (eo.progress)
 		fputc('\n', stderr);
 	best = dojo_env_best(env);
-	n = dojo_env_depth(env, best) + 1;
-	path = malloc(n * sizeof *path);
-	if (!path) {
-		dojo_error_set("out of memory");
-		goto out_fail;
-	}
-	dojo_env_path(env, best, path, n);
-	if (record_path(&a, file, prog, env, path, n, branch, sizeof branch,
+	if ((n = best_path(env, &path)) < 0 ||
+	    record_path(&a, file, prog, env, path, n, branch, sizeof branch,
 	    &eo.measure) < 0)
 		goto out_fail;
 	printf("# perfdojo tune %s --agent %s --seed %llu: %d measurements "
@@ -343,6 +409,13 @@ const struct dojo_command dojo_command_tune = {
 	    "if missing);\n"
 	    "                      the path to the best state becomes the "
 	    "branch agent/A-N\n"
+	    "      --live          move the branch to each new best state as "
+	    "it is found\n"
+	    "                      (SIGTERM stops the search and records the "
+	    "best so far)\n"
+	    "      --suggest K     print the agent's K best moves at the "
+	    "start, with their\n"
+	    "                      scores, and stop (no session written)\n"
 	    "  -j, --jobs J        accepted; candidates are compiled one at "
 	    "a time\n"
 	    "      --timeout S     the time limit of one run (default 20)\n"

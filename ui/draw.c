@@ -486,6 +486,7 @@ static void
 draw_status(struct explorer *ex)
 {
 	char line[1024], t[64] = "-", sp[32] = "-", best[32] = "-";
+	char activity[64];
 	const struct dojo_session_entry *h = &ex->head;
 	static const char spin[] = "|/-\\";
 	static int tick;
@@ -499,12 +500,20 @@ draw_status(struct explorer *ex)
 	}
 	if (ex->has_best && ex->best.m.speedup > 0)
 		snprintf(best, sizeof best, "%.3gx", ex->best.m.speedup);
-	snprintf(line, sizeof line, " %s  target %s  %.7s%s%s  time %s  "
-	    "speedup %s  best %s%s%c", ex->start_file, ex->target, h->commit,
-	    dojo_session_branch(ex->session)[0] ? " on " : "",
-	    dojo_session_branch(ex->session), t, sp, best,
-	    ex->bg_pid > 0 ? "  measuring " : "",
-	    ex->bg_pid > 0 ? spin[tick++ / 2 % 4] : ' ');
+	/* what runs in the background first: a narrow screen cuts the
+	 * end of the line */
+	activity[0] = '\0';
+	if (ex->measure.pid > 0 || ex->agent.pid > 0)
+		snprintf(activity, sizeof activity, " %c%s%s%s",
+		    spin[tick++ / 2 % 4],
+		    ex->measure.pid > 0 ? " measuring" : "",
+		    ex->agent.pid > 0 ? " agent " : "",
+		    ex->agent.pid <= 0 ? "" : ex->agent.paused ? "paused" :
+		    "playing");
+	snprintf(line, sizeof line, " %s%s  target %s  %.7s%s%s  time %s  "
+	    "speedup %s  best %s", ex->start_file, activity, ex->target,
+	    h->commit, dojo_session_branch(ex->session)[0] ? " on " : "",
+	    dojo_session_branch(ex->session), t, sp, best);
 	blank(ex->status_row, 0, COLS, role(ex, PAIR_STATUS));
 	put(ex->status_row, 0, COLS, line, role(ex, PAIR_STATUS));
 }

@@ -36,6 +36,8 @@ ex_message(struct explorer *ex, bool error, const char *fmt, ...)
 	ex->message_error = error;
 }
 
+static void take_over(struct explorer *ex);
+
 /* The model. */
 
 static void
@@ -343,6 +345,7 @@ apply_action(struct explorer *ex, const char *text)
 
 	/* "text" may be a move of the pane, which the step rebuilds */
 	snprintf(action, sizeof action, "%s", text);
+	take_over(ex);
 	if (dojo_session_apply(ex->session, action, ex->target, &st) < 0) {
 		ex_message(ex, true, "%s", dojo_error_last());
 		return;
@@ -353,6 +356,7 @@ apply_action(struct explorer *ex, const char *text)
 static void
 history_move(struct explorer *ex, int (*fn)(dojo_session *), const char *what)
 {
+	take_over(ex);
 	if (fn(ex->session) < 0) {
 		ex_message(ex, true, "%s", dojo_error_last());
 		return;
@@ -367,116 +371,118 @@ history_move(struct explorer *ex, int (*fn)(dojo_session *), const char *what)
 void
 ex_measure(struct explorer *ex)
 {
-	char *text, exe[4096];
-	const char *tmpdir = getenv("TMPDIR");
-	int fd, pipefd[2];
-	ssize_t n;
-	pid_t pid;
+	const char *args[] = { "measure", "@", "--session",
+	    dojo_session_dir(ex->session), NULL };
+	char what[64];
 
-	if (ex->bg_pid > 0) {
-		ex_message(ex, true, "a measurement is running (of %.7s)",
-		    ex->bg_state);
+	snprintf(what, sizeof what, "the measurement of %.7s",
+	    ex->head.commit);
+	if (ex_job_start(ex, &ex->measure, what, args) < 0) {
+		ex_message(ex, true, "measure: %s", dojo_error_last());
 		return;
 	}
-	snprintf(ex->bg_file, sizeof ex->bg_file, "%s/perfdojo-XXXXXX.dojo",
-	    tmpdir && *tmpdir ? tmpdir : "/tmp");
-	fd = mkstemps(ex->bg_file, 5);
-	text = dojo_program_print(ex->prog, false);
-	if (fd < 0 || !text || write(fd, text, strlen(text)) !=
-	    (ssize_t)strlen(text)) {
-		ex_message(ex, true, "measure: %s: %s", ex->bg_file,
-		    strerror(errno));
-		free(text);
-		if (fd >= 0) {
-			close(fd);
-			unlink(ex->bg_file);
-		}
-		return;
-	}
-	free(text);
-	close(fd);
-	n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-	if (n < 0 || pipe2(pipefd, O_CLOEXEC) < 0) {
-		ex_message(ex, true, "measure: %s", strerror(errno));
-		unlink(ex->bg_file);
-		return;
-	}
-	exe[n] = '\0';
-	pid = fork();
-	if (pid < 0) {
-		ex_message(ex, true, "measure: %s", strerror(errno));
-		close(pipefd[0]);
-		close(pipefd[1]);
-		unlink(ex->bg_file);
-		return;
-	}
-	if (pid == 0) {
-		int null = open("/dev/null", O_RDONLY);
-
-		/* away from the terminal's signals (C-c for Scheme) */
-		setpgid(0, 0);
-		dup2(null, 0);
-		dup2(pipefd[1], 1);
-		dup2(pipefd[1], 2);
-		execl(exe, "perfdojo", "measure", ex->bg_file, "--session",
-		    dojo_session_dir(ex->session), (char *)NULL);
-		_exit(127);
-	}
-	close(pipefd[1]);
-	fcntl(pipefd[0], F_SETFL, O_NONBLOCK);
-	ex->bg_pid = pid;
-	ex->bg_fd = pipefd[0];
-	ex->bg_len = 0;
-	ex->bg_out[0] = '\0';
-	memcpy(ex->bg_state, ex->head.commit, sizeof ex->bg_state);
-	ex_message(ex, false, "measuring %.7s in the background", ex->head.commit);
+	ex_message(ex, false, "measuring %.7s in the background",
+	    ex->head.commit);
 }
 
-/* Read what the measuring child wrote; when it has ended, take its
- * result.  Whether it is still running. */
-static bool
-poll_measure(struct explorer *ex)
+/* Take the result of a measurement that ended. */
+static void
+measure_done(struct explorer *ex, int status)
 {
-	ssize_t n;
-	int status;
-	char *last;
+	const struct ex_job *j = &ex->measure;
+	bool ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
 
-	if (ex->bg_pid <= 0)
-		return false;
-	while (ex->bg_len < sizeof ex->bg_out - 1 &&
-	    (n = read(ex->bg_fd, ex->bg_out + ex->bg_len,
-	    sizeof ex->bg_out - 1 - ex->bg_len)) > 0)
-		ex->bg_len += n;
-	ex->bg_out[ex->bg_len] = '\0';
-	if (waitpid(ex->bg_pid, &status, WNOHANG) != ex->bg_pid)
-		return true;
-	close(ex->bg_fd);
-	unlink(ex->bg_file);
-	ex->bg_pid = 0;
-	/* the last non-empty line says what happened */
-	while (ex->bg_len > 0 && ex->bg_out[ex->bg_len - 1] == '\n')
-		ex->bg_out[--ex->bg_len] = '\0';
-	last = strrchr(ex->bg_out, '\n');
-	last = last ? last + 1 : ex->bg_out;
-	if (strncmp(last, ex->bg_file, strlen(ex->bg_file)) == 0)
-		last += strlen(ex->bg_file);
-	if (strncmp(last, ": ", 2) == 0)
-		last += 2;
 	if (ex_reload(ex) < 0) {
 		ex_message(ex, true, "%s", dojo_error_last());
-	} else if (WIFEXITED(status) && WEXITSTATUS(status) == 0 &&
-	    strcmp(ex->head.commit, ex->bg_state) == 0 &&
+	} else if (ok && strcmp(ex->head.commit, j->commit) == 0 &&
 	    ex->head.m.measured) {
 		char t[32];
 
 		ex_format_time(t, sizeof t, ex->head.m.median_ns);
 		ex_message(ex, false, "measured %.7s: %s, %.3gx the start",
-		    ex->bg_state, t, ex->head.m.speedup);
+		    j->commit, t, ex->head.m.speedup);
 	} else {
-		ex_message(ex, !WIFEXITED(status) || WEXITSTATUS(status) != 0,
-		    "measured %.7s: %s", ex->bg_state, last);
+		ex_message(ex, !ok, "measured %.7s: %s", j->commit,
+		    ex_job_last_line(j));
 	}
-	return false;
+}
+
+/* An agent in the background: "perfdojo tune --live" from the current
+ * state, which moves its branch to each new best state; the explorer
+ * reads the session as it grows. */
+
+static double
+now(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+static void
+agent_done(struct explorer *ex, int status)
+{
+	const struct ex_job *j = &ex->agent;
+	bool ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+	const char *best = strstr(j->out, "# best: ");
+
+	if (ex_reload(ex) < 0) {
+		ex_message(ex, true, "%s", dojo_error_last());
+		return;
+	}
+	if (strstr(j->what, "suggest")) {
+		ex_show_output(ex, j->what, strdup(j->out));
+		ex_message(ex, !ok, ok ? "%s: best first in the lower pane" :
+		    "%s: %s", j->what, ex_job_last_line(j));
+		return;
+	}
+	if (ok && best)
+		ex_message(ex, false, "%s: %.*s", j->what,
+		    (int)strcspn(best + 8, "\n"), best + 8);
+	else
+		ex_message(ex, !ok, "%s: %s", j->what, ex_job_last_line(j));
+}
+
+/* Poll the jobs; whether one still runs. */
+static bool
+poll_jobs(struct explorer *ex)
+{
+	int status;
+	bool running = false;
+
+	if (ex->measure.pid > 0) {
+		if (ex_job_poll(&ex->measure, &status))
+			running = true;
+		else
+			measure_done(ex, status);
+	}
+	if (ex->agent.pid > 0) {
+		if (ex_job_poll(&ex->agent, &status)) {
+			running = true;
+			/* live: the agent's states as they come */
+			if (now() - ex->agent_refresh > 0.5) {
+				ex->agent_refresh = now();
+				if (ex_reload(ex) < 0)
+					ex_message(ex, true, "%s",
+					    dojo_error_last());
+			}
+		} else {
+			agent_done(ex, status);
+		}
+	}
+	return running;
+}
+
+/* A person's step while an agent plays: the person takes over. */
+static void
+take_over(struct explorer *ex)
+{
+	if (ex->agent.pid <= 0 || strstr(ex->agent.what, "suggest"))
+		return;
+	ex_job_release(&ex->agent);
+	if (ex_reload(ex) < 0)
+		ex_message(ex, true, "%s", dojo_error_last());
 }
 
 void
@@ -549,6 +555,7 @@ cmd_checkout(struct explorer *ex, const char *args)
 		ex_message(ex, true, "checkout: which state? (checkout REV)");
 		return;
 	}
+	take_over(ex);
 	if (dojo_session_jump(ex->session, args) < 0) {
 		ex_message(ex, true, "%s", dojo_error_last());
 		return;
@@ -639,6 +646,87 @@ cmd_move(struct explorer *ex, const char *args)
 	ex_scheme_move(ex, args);
 }
 
+/* :agent run|step|suggest [AGENT] [N], :agent pause|stop */
+static void
+cmd_agent(struct explorer *ex, const char *args)
+{
+	char verb[16] = "", name[32] = "", what[96], budget[16];
+	const char *argv[16];
+	int n = 0, k, nargs = 0;
+	bool suggest;
+
+	sscanf(args, "%15s %31s %d", verb, name, &n);
+	if (name[0] >= '0' && name[0] <= '9') {
+		n = atoi(name);
+		name[0] = '\0';
+	}
+	if (strcmp(verb, "stop") == 0 || strcmp(verb, "pause") == 0) {
+		if (ex->agent.pid <= 0) {
+			ex_message(ex, true, "no agent is playing");
+		} else if (verb[0] == 's') {
+			take_over(ex);
+			ex_message(ex, false, "agent stopped at %.7s: your turn",
+			    ex->head.commit);
+		} else {
+			ex_job_signal(&ex->agent, ex->agent.paused ? SIGCONT :
+			    SIGSTOP);
+			ex_message(ex, false, "%s %s", ex->agent.what,
+			    ex->agent.paused ? "paused (p again goes on)" :
+			    "goes on");
+		}
+		return;
+	}
+	if (strcmp(verb, "run") && strcmp(verb, "step") &&
+	    strcmp(verb, "suggest")) {
+		ex_message(ex, true, "agent: run|step|suggest [AGENT] [N], "
+		    "pause, stop");
+		return;
+	}
+	if (ex->agent.pid > 0) {
+		ex_message(ex, true, "%s is playing (:agent stop)",
+		    ex->agent.what);
+		return;
+	}
+	if (name[0])
+		snprintf(ex->agent_name, sizeof ex->agent_name, "%s", name);
+	else if (!ex->agent_name[0])
+		snprintf(ex->agent_name, sizeof ex->agent_name, "greedy");
+	suggest = strcmp(verb, "suggest") == 0;
+	k = n > 0 ? n : strcmp(verb, "step") == 0 ? 1 : suggest ? 5 : 20;
+	snprintf(budget, sizeof budget, "%d", suggest ? 3 * k : k);
+	argv[nargs++] = "tune";
+	argv[nargs++] = "@";
+	argv[nargs++] = "--agent";
+	argv[nargs++] = ex->agent_name;
+	argv[nargs++] = "--budget";
+	argv[nargs++] = budget;
+	if (suggest) {
+		/* suggest: its "k" best moves, from the measurements of
+		 * "3k" children at most */
+		static char kbuf[16];
+
+		snprintf(kbuf, sizeof kbuf, "%d", k);
+		argv[nargs++] = "--suggest";
+		argv[nargs++] = kbuf;
+		snprintf(what, sizeof what, "agent %s suggest",
+		    ex->agent_name);
+	} else {
+		argv[nargs++] = "--session";
+		argv[nargs++] = dojo_session_dir(ex->session);
+		argv[nargs++] = "--live";
+		snprintf(what, sizeof what, "agent %s (budget %s)",
+		    ex->agent_name, budget);
+	}
+	argv[nargs] = NULL;
+	if (ex_job_start(ex, &ex->agent, what, argv) < 0) {
+		ex_message(ex, true, "agent: %s", dojo_error_last());
+		return;
+	}
+	ex->agent_refresh = now();
+	ex_message(ex, false, "%s plays from %.7s%s", what, ex->head.commit,
+	    suggest ? "" : "  (p pauses, s stops: your turn)");
+}
+
 static void
 cmd_write(struct explorer *ex, const char *args)
 {
@@ -694,6 +782,8 @@ static const struct ex_command commands[] = {
 	    cmd_scheme },
 	{ "move", "[NAME]", "take a move defined in Scheme (none: list them)",
 	    cmd_move },
+	{ "agent", "run|step|suggest [A] [N]", "an agent plays from here "
+	    "(N measurements; pause, stop)", cmd_agent },
 	{ "help", "", "the keys and commands", cmd_help },
 	{ "quit", "", "leave (every step is already in the session)",
 	    cmd_quit },
@@ -864,6 +954,8 @@ static const char key_help[] =
     "                    f fit or 1:1, arrows/hjkl pan\n"
     "  :                 a command (Tab completes, Up/Down history)\n"
     "  C-c               interrupt a Scheme evaluation (:scheme)\n"
+    "  p  s              while an agent plays (:agent run): pause or go "
+    "on, stop\n"
     "  ?                 this help;  q  quit\n"
     "  mouse             a click selects a node, a move, a state; a double "
     "click\n"
@@ -1016,6 +1108,18 @@ handle_key(struct explorer *ex, int key, bool code)
 	case 'm':
 		ex_measure(ex);
 		break;
+	case 'p':
+		if (ex->agent.pid > 0)
+			cmd_agent(ex, "pause");
+		else
+			ex_scheme_key(ex, key);
+		break;
+	case 's':
+		if (ex->agent.pid > 0)
+			cmd_agent(ex, "stop");
+		else
+			ex_scheme_key(ex, key);
+		break;
 	case 'u':
 		cmd_undo(ex, "");
 		break;
@@ -1109,7 +1213,7 @@ wait_measure(struct explorer *ex)
 {
 	time_t end = time(NULL) + 300;
 
-	while (poll_measure(ex) && time(NULL) < end)
+	while (poll_jobs(ex) && time(NULL) < end)
 		usleep(20000);
 }
 
@@ -1257,12 +1361,8 @@ open_session(const struct dojo_explore_options *opt, char *dir, size_t len)
 static void
 explorer_release(struct explorer *ex)
 {
-	if (ex->bg_pid > 0) {
-		kill(ex->bg_pid, SIGTERM);
-		waitpid(ex->bg_pid, NULL, 0);
-		close(ex->bg_fd);
-		unlink(ex->bg_file);
-	}
+	ex_job_release(&ex->measure);
+	ex_job_release(&ex->agent);
 	free_lines(ex);
 	free(ex->mv);
 	free(ex->rows);
@@ -1288,7 +1388,7 @@ dojo_explore(const struct dojo_explore_options *opt)
 	memset(&ex, 0, sizeof ex);
 	ex.opt = opt;
 	ex.target = opt->target ? opt->target : "c";
-	ex.bg_fd = -1;
+	ex.measure.fd = ex.agent.fd = -1;
 	ex.graph_fit = true;
 	setlocale(LC_ALL, "");
 	ex.session = open_session(opt, dir, sizeof dir);
@@ -1371,7 +1471,7 @@ dojo_explore(const struct dojo_explore_options *opt)
 		if (!scp)
 			ex_draw(&ex);
 		r = next_key(&ex, scp, &key, &code);
-		poll_measure(&ex);
+		poll_jobs(&ex);
 		if (r < 0)
 			break;
 		if (r == 0)

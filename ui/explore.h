@@ -54,6 +54,18 @@ struct ex_rect {
 	int y, x, h, w;
 };
 
+/* A child process at work on the current state. */
+struct ex_job {
+	pid_t pid;			/* 0: none */
+	int fd;				/* its output */
+	char file[256];			/* the state, in a temporary file */
+	char out[4096];
+	size_t len;
+	char what[64];
+	char commit[41];		/* the state it started from */
+	bool paused;
+};
+
 struct explorer {
 	const struct dojo_explore_options *opt;
 	const char *target;
@@ -105,13 +117,10 @@ struct explorer {
 	bool prompting;
 	char prompt_kind;		/* ':' or '/' */
 
-	/* a measurement in the background */
-	pid_t bg_pid;
-	int bg_fd;
-	char bg_file[256];
-	char bg_out[2048];
-	size_t bg_len;
-	char bg_state[41];
+	/* work in the background: a measurement, an agent */
+	struct ex_job measure, agent;
+	char agent_name[32];
+	double agent_refresh;		/* when the session was last read */
 
 	/* the screen */
 	bool color, utf8, headless;
@@ -157,6 +166,17 @@ const char *ex_key_help(void);
 void ex_graph_draw(struct explorer *ex, const struct ex_rect *r);
 bool ex_graph_key(struct explorer *ex, int key, bool code);
 void ex_graph_release(struct explorer *ex);
+
+/* jobs.c */
+int ex_job_start(struct explorer *ex, struct ex_job *j, const char *what,
+    const char *const *args);
+/* Read its output; whether it still runs (else "*status" is set). */
+bool ex_job_poll(struct ex_job *j, int *status);
+const char *ex_job_last_line(const struct ex_job *j);
+/* Signal the job's process group; SIGSTOP and SIGCONT pause it. */
+void ex_job_signal(struct ex_job *j, int sig);
+/* Stop it and wait for it. */
+void ex_job_release(struct ex_job *j);
 
 /* scheme.c */
 void ex_scheme_eval(struct explorer *ex, const char *expr);

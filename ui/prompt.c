@@ -174,6 +174,12 @@ complete(const char *text, int start, int end)
 		snprintf(best, sizeof best, "best/c");
 		add_candidate(best, strlen(best));
 		add_candidate("HEAD", 4);
+	} else if (strncmp(line, "agent", n) == 0 && n > 0) {
+		static const char *const words[] = { "run", "step", "suggest",
+		    "pause", "stop", "random", "greedy", "beam", "maxq" };
+
+		for (i = 0; i < (int)(sizeof words / sizeof *words); i++)
+			add_candidate(words[i], strlen(words[i]));
 	} else if (strncmp(line, "write", n) == 0 && n > 0) {
 		rl_attempted_completion_over = 0;	/* file names */
 		return NULL;

@@ -79,4 +79,28 @@
   (assoc-ref (find (lambda (e) (assoc-ref e 'current)) (session-log s))
              'median))
 
+;; run-agent: an agent from (perfdojo)
+(define r (run-agent "random" small #:budget 3 #:seed 2))
+(test-assert "run-agent keeps its budget" (<= (assoc-ref r 'measurements) 3))
+(test-assert "run-agent gives the best program" (program? (assoc-ref r 'program)))
+(test-equal "its actions lead from the program to it"
+  (program-id (assoc-ref r 'program))
+  (program-id (apply-actions small (assoc-ref r 'actions))))
+(test-assert "and its speedup" (> (assoc-ref r 'speedup) 0))
+(test-equal "the same seed plays the same path"
+  (assoc-ref r 'actions)
+  (assoc-ref (run-agent "random" small #:budget 3 #:seed 2) 'actions))
+(test-error "an unknown agent" 'perfdojo-error (run-agent "oracle" small))
+(test-error "a budget of 0" 'out-of-range (run-agent "random" small #:budget 0))
+
+;; a Scheme agent plays a session
+(define-agent "first" (lambda (p actions) (and (pair? actions) (car actions))))
+(define s2 (open-session "agent-session" small))
+(let loop ((i 0))
+  (when (< i 3)
+    (let ((a (agent-choose (session-current s2) "first")))
+      (when a (session-step! s2 a) (loop (+ i 1))))))
+(test-equal "a Scheme agent's steps are the session's states"
+  4 (length (session-log s2)))
+
 (test-end "session")

@@ -139,6 +139,45 @@ ok $? "a Scheme error is a message, and the explorer goes on"
 same "scheme split2" "$(git -C "$tmp/s.dojo.session" log --format=%s -1 HEAD~2)" \
     "the Scheme move is a commit of the session"
 
+# an agent plays from the current state, live in the history pane
+cp "$top_srcdir/tests/ref/bias_relu.dojo" "$tmp/a.dojo"
+cat > "$tmp/keys4" <<EOF
+type :agent run random 3
+key Enter
+dump $tmp/a0
+wait
+dump $tmp/a1
+type :agent suggest random 2
+key Enter
+wait
+dump $tmp/a2
+type :agent run greedy 40
+key Enter
+key p
+dump $tmp/a3
+key p
+key s
+dump $tmp/a4
+key q
+EOF
+"$PERFDOJO" explore "$tmp/a.dojo" --keys "$tmp/keys4"
+ok $? "a headless run with agents"
+grep -q "^agent random (budget 3) plays from " "$tmp/a0" &&
+    grep -q "agent playing" "$tmp/a0"
+ok $? ":agent run starts an agent in the background"
+grep -q "^agent random (budget 3): .*branch agent/random-1" "$tmp/a1"
+ok $? "its result when it ends"
+grep -q "history agent/random-1" "$tmp/a1"
+ok $? "its branch is the current one in the history pane"
+grep -q "agent random suggest " "$tmp/a2" && grep -q "split 0 2" "$tmp/a2"
+ok $? ":agent suggest lists moves in the lower pane"
+grep -q "agent paused" "$tmp/a3" && grep -q "paused (p again goes on)" "$tmp/a3"
+ok $? "p pauses the agent"
+grep -q "^agent stopped at [0-9a-f]\{7\}: your turn" "$tmp/a4"
+ok $? "s stops it: the person takes over"
+git -C "$tmp/a.dojo.session" rev-parse -q --verify agent/greedy-1 > /dev/null
+ok $? "the stopped agent's best path is its branch"
+
 # errors
 printf 'key q\n' > "$tmp/q"
 "$PERFDOJO" explore "$k" < /dev/null > /dev/null 2> "$tmp/err"

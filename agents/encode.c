@@ -2,6 +2,7 @@
 #include "config.h"
 #include "encode.h"
 #include "ir/error.h"
+#include "src/env.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -413,17 +414,6 @@ out:
 	return rc;
 }
 
-static uint64_t
-id_hash(const char *id)
-{
-	uint64_t h = 0;
-	int i;
-
-	for (i = 0; i < 16; i++)
-		h = h * 16 + (uint64_t)(id[i] <= '9' ? id[i] - '0' :
-		    id[i] - 'a' + 10);
-	return h;
-}
 
 static int
 cache_grow(dojo_encoder *enc)
@@ -441,7 +431,7 @@ cache_grow(dojo_encoder *enc)
 	for (i = 0; i < oldcap; i++) {
 		if (!old[i].v)
 			continue;
-		j = id_hash(old[i].id) & (enc->cap - 1);
+		j = dojo_env_id_hash(old[i].id) & (enc->cap - 1);
 		while (enc->cache[j].v)
 			j = (j + 1) & (enc->cap - 1);
 		enc->cache[j] = old[i];
@@ -463,7 +453,7 @@ dojo_encoder_state(dojo_encoder *enc, dojo_program *prog, const char *id)
 	}
 	if ((enc->ncache + 1) * 2 > enc->cap && cache_grow(enc) < 0)
 		return NULL;
-	j = id_hash(id) & (enc->cap - 1);
+	j = dojo_env_id_hash(id) & (enc->cap - 1);
 	for (; enc->cache[j].v; j = (j + 1) & (enc->cap - 1))
 		if (strcmp(enc->cache[j].id, id) == 0)
 			return enc->cache[j].v;

@@ -48,8 +48,8 @@ dojo_env_options_init(struct dojo_env_options *opt)
 	opt->target = "c";
 }
 
-static uint64_t
-id_hash(const char *id)
+uint64_t
+dojo_env_id_hash(const char *id)
 {
 	uint64_t h = 0;
 	int i;
@@ -68,7 +68,7 @@ find(dojo_env *env, const char *id)
 
 	if (!env->nslots)
 		return -1;
-	i = id_hash(id) & (env->nslots - 1);
+	i = dojo_env_id_hash(id) & (env->nslots - 1);
 	for (; env->slots[i]; i = (i + 1) & (env->nslots - 1))
 		if (strcmp(env->nodes[env->slots[i] - 1].id, id) == 0)
 			return env->slots[i] - 1;
@@ -88,7 +88,7 @@ rehash(dojo_env *env, size_t nslots)
 	env->slots = slots;
 	env->nslots = nslots;
 	for (k = 0; k < env->n; k++) {
-		i = id_hash(env->nodes[k].id) & (nslots - 1);
+		i = dojo_env_id_hash(env->nodes[k].id) & (nslots - 1);
 		while (slots[i])
 			i = (i + 1) & (nslots - 1);
 		slots[i] = k + 1;
@@ -134,7 +134,7 @@ add_node(dojo_env *env, dojo_program *prog, int parent, const char *action)
 	nd->action = strdup(action);
 	if (!nd->action)
 		goto out_oom;
-	i = id_hash(id) & (env->nslots - 1);
+	i = dojo_env_id_hash(id) & (env->nslots - 1);
 	while (env->slots[i])
 		i = (i + 1) & (env->nslots - 1);
 	env->slots[i] = env->n + 1;

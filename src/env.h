@@ -24,6 +24,7 @@
 #define DOJO_ENV_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "ir/program.h"
 #include "ir/transform.h"
@@ -59,6 +60,9 @@ void dojo_env_options_init(struct dojo_env_options *opt);
 __dojo_give dojo_env *dojo_env_new(__dojo_keep dojo_program *start,
     const struct dojo_env_options *opt);
 void dojo_env_free(__dojo_take dojo_env *env);
+
+/* A hash of a state id (40 hex digits), for tables keyed by state. */
+uint64_t dojo_env_id_hash(const char *id);
 
 /* Nodes. */
 int dojo_env_n_nodes(dojo_env *env);

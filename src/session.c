@@ -1243,8 +1243,10 @@ out:
 	return rc;
 }
 
-int
-dojo_session_branch_create(dojo_session *s, const char *name)
+/* Point branch "name" at the current commit and make it current: a new
+ * branch, or with "move" any branch, moved. */
+static int
+branch_write(dojo_session *s, const char *name, bool move)
 {
 	git_reference *ref = NULL;
 	git_oid head;
@@ -1260,13 +1262,13 @@ dojo_session_branch_create(dojo_session *s, const char *name)
 		return -1;
 	if (session_refresh(s) < 0)
 		goto out;
-	if (branch_exists(s, name)) {
+	if (!move && branch_exists(s, name)) {
 		dojo_error_set("branch '%s' exists already", name);
 		goto out;
 	}
 	git_oid_fromstr(&head, s->head);
-	if (git_reference_create(&ref, s->repo, full, &head, 0,
-	    "perfdojo: branch") < 0) {
+	if (git_reference_create(&ref, s->repo, full, &head, move,
+	    move ? "perfdojo: branch moved" : "perfdojo: branch") < 0) {
 		git_fail(s->dir);
 		goto out;
 	}
@@ -1278,33 +1280,15 @@ out:
 }
 
 int
+dojo_session_branch_create(dojo_session *s, const char *name)
+{
+	return branch_write(s, name, false);
+}
+
+int
 dojo_session_branch_set(dojo_session *s, const char *name)
 {
-	git_reference *ref = NULL;
-	git_oid head;
-	char full[128];
-	int rc = -1;
-
-	if (!*name || strlen(name) > 48 ||
-	    snprintf(full, sizeof full, "refs/heads/%s", name) < 0 ||
-	    !git_reference_is_valid_name(full) ||
-	    strncmp(name, "best/", 5) == 0)
-		return dojo_error_set("'%s' is not a valid branch name", name);
-	if (session_lock(s) < 0)
-		return -1;
-	if (session_refresh(s) < 0)
-		goto out;
-	git_oid_fromstr(&head, s->head);
-	if (git_reference_create(&ref, s->repo, full, &head, 1,
-	    "perfdojo: branch moved") < 0) {
-		git_fail(s->dir);
-		goto out;
-	}
-	git_reference_free(ref);
-	rc = attach_head(s, name) < 0 || session_refresh(s) < 0 ? -1 : 0;
-out:
-	session_unlock(s);
-	return rc;
+	return branch_write(s, name, true);
 }
 
 /* Measurements. */

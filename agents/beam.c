@@ -139,6 +139,9 @@ beam_step(void *self, dojo_env *env)
 			cand[nc++] = children[j];
 	}
 	dojo_agent_shuffle(cand, nc, &b->rng);
+	/* the level's kernels compiled ahead, --jobs at a time */
+	if (dojo_env_prepare(env, cand, nc) < 0)
+		goto out_fail;
 	for (i = 0; i < nc; i++) {
 		rc = dojo_env_evaluate(env, cand[i], NULL);
 		if (rc < 0)

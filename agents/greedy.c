@@ -57,6 +57,21 @@ restart(struct greedy *g, dojo_env *env)
 	return 0;
 }
 
+/* Compile the children "children[order[i]]" ahead, in that order. */
+static int
+prepare(dojo_env *env, const int *children, const int *order, int n)
+{
+	int *nodes = malloc((n ? n : 1) * sizeof *nodes), i, rc;
+
+	if (!nodes)
+		return dojo_error_set("out of memory");
+	for (i = 0; i < n; i++)
+		nodes[i] = children[order[i]];
+	rc = dojo_env_prepare(env, nodes, n);
+	free(nodes);
+	return rc;
+}
+
 static int
 greedy_step(void *self, dojo_env *env)
 {
@@ -78,6 +93,10 @@ greedy_step(void *self, dojo_env *env)
 		order[i] = i;
 	dojo_agent_shuffle(order, n, &g->rng);
 	bestr = dojo_env_reward(env, g->cur) + MIN_GAIN;
+	if (prepare(env, children, order, n) < 0) {
+		rc = -1;
+		goto out;
+	}
 	for (i = 0; i < n; i++) {
 		rc = dojo_env_evaluate(env, children[order[i]], &r);
 		if (rc < 0)

@@ -136,6 +136,7 @@ env_options(struct dojo_env_options *eo, const struct tune_args *a)
 	eo->seconds = a->seconds;
 	if (a->timeout > 0)
 		eo->measure.run.timeout = a->timeout;
+	eo->jobs = a->jobs;
 }
 
 /* The progress bar on a terminal. */
@@ -310,9 +311,6 @@ tune_run(int argc, char **argv)
 		    "S");
 	if (a.jobs < 1)
 		return dojo_command_usage(cmd, "--jobs must be at least 1");
-	if (a.jobs > 1)
-		fprintf(stderr, "perfdojo tune: --jobs %d: candidates are "
-		    "compiled one at a time in this version\n", a.jobs);
 	if (a.model && strcmp(agent->name, "maxq") != 0)
 		return dojo_command_usage(cmd, "--model is for --agent maxq");
 	a.aopt.model = a.model;
@@ -416,8 +414,9 @@ const struct dojo_command dojo_command_tune = {
 	    "      --suggest K     print the agent's K best moves at the "
 	    "start, with their\n"
 	    "                      scores, and stop (no session written)\n"
-	    "  -j, --jobs J        accepted; candidates are compiled one at "
-	    "a time\n"
+	    "  -j, --jobs J        compile J candidates at once (greedy's "
+	    "children, beam's\n"
+	    "                      levels); timed runs never overlap\n"
 	    "      --timeout S     the time limit of one run (default 20)\n"
 	    "Prints the best speedup and its moves, a file for perfdojo apply "
 	    "--actions.\n",

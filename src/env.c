@@ -1,6 +1,7 @@
 /* env.c: the game as an environment for players */
 #include "config.h"
 #include "env.h"
+#include "targets/runner.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -381,6 +382,26 @@ dojo_env_evaluate(dojo_env *env, int node, double *reward)
 	if (reward)
 		*reward = nd->reward;
 	return 0;
+}
+
+int
+dojo_env_prepare(dojo_env *env, const int *nodes, int n)
+{
+	dojo_program **progs;
+	int i, k = 0, left;
+
+	if (env->opt.jobs < 2 || env->opt.cost || n < 2)
+		return 0;
+	left = env->opt.budget > 0 ? env->opt.budget - env->used : n;
+	progs = malloc(n * sizeof *progs);
+	if (!progs)
+		return dojo_error_set("out of memory");
+	for (i = 0; i < n && k < left; i++)
+		if (!env->nodes[nodes[i]].measured)
+			progs[k++] = env->nodes[nodes[i]].prog;
+	i = dojo_c_prepare(progs, k, env->opt.jobs, &env->opt.measure.run);
+	free(progs);
+	return i;
 }
 
 bool

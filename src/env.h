@@ -49,6 +49,7 @@ struct dojo_env_options {
 	void *cost_payload;
 	dojo_env_progress_fn progress;	/* may be NULL */
 	void *progress_payload;
+	int jobs;			/* compilers at once (dojo_env_prepare) */
 };
 
 /* Defaults for players: the C target, measurements with a 5% precision,
@@ -85,6 +86,10 @@ int dojo_env_expand(dojo_env *env, int node,
  * the budget is spent and the node was not known, -1 on an error (no
  * database).  */
 int dojo_env_evaluate(dojo_env *env, int node, double *reward);
+/* Compile the kernels of those of the "n" nodes that the budget left can
+ * still measure, "opt.jobs" at a time, before they are evaluated one by
+ * one (timed runs never overlap).  0, or -1 with the last error set. */
+int dojo_env_prepare(dojo_env *env, const int *nodes, int n);
 bool dojo_env_measured(dojo_env *env, int node);
 bool dojo_env_failed(dojo_env *env, int node);	/* measured and failed */
 double dojo_env_reward(dojo_env *env, int node);	/* measured only */

@@ -2,8 +2,10 @@
 #include "config.h"
 #include "targets/runner.h"
 #include "targets/c.h"
+#include "ir/program.h"
 #include "ir/strbuf.h"
 
+#include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <signal.h>
@@ -103,29 +105,163 @@ write_file(const char *path, const char *text)
 	return 0;
 }
 
+/* The compiler and its flags for "opt". */
+static void
+compiler(const char **cc, const char **flags,
+    const struct dojo_run_options *opt)
+{
+	*cc = opt && opt->cc ? opt->cc : getenv("CC");
+	*flags = opt && opt->cflags ? opt->cflags : DOJO_C_CFLAGS;
+	if (!*cc || !**cc)
+		*cc = "cc";
+}
+
+/* The shell command that compiles "src" into "so", its complaints into
+ * "err". */
+static void
+compile_command(char *out, size_t len, const char *src, const char *so,
+    const char *err, const struct dojo_run_options *opt)
+{
+	const char *cc, *flags;
+
+	compiler(&cc, &flags, opt);
+	snprintf(out, len, "%s %s -fPIC -shared -o '%s' '%s' -lm 2> '%s'", cc,
+	    flags, so, src, err);
+}
+
+/*
+ * Compiled kernels made ahead (dojo_c_prepare): a folder of this
+ * process, KEY.so for the source and compiler of KEY, taken (renamed) by
+ * the run that needs it; removed at exit.
+ */
+static char prepared_dir[256];
+
+static void
+remove_prepared(void)
+{
+	DIR *d = opendir(prepared_dir);
+	struct dirent *e;
+	char path[512];
+
+	while (d && (e = readdir(d)))
+		if (e->d_name[0] != '.') {
+			snprintf(path, sizeof path, "%s/%s", prepared_dir,
+			    e->d_name);
+			unlink(path);
+		}
+	if (d)
+		closedir(d);
+	rmdir(prepared_dir);
+}
+
+/* The key of "source" compiled for "opt". */
+static void
+prepared_key(char out[41], const char *source,
+    const struct dojo_run_options *opt)
+{
+	const char *cc, *flags;
+	char prefix[1024];
+
+	compiler(&cc, &flags, opt);
+	snprintf(prefix, sizeof prefix, "%s%c%s%c", cc, 0, flags, 0);
+	dojo_sha1_hex(out, prefix, strlen(cc) + strlen(flags) + 2, source,
+	    strlen(source));
+}
+
+int
+dojo_c_prepare(dojo_program *const *progs, int n, int jobs,
+    const struct dojo_run_options *opt)
+{
+	const char *tmpdir = getenv("TMPDIR");
+	char key[41], src[512], so[512], tmp[520], err[512], cmd[4096];
+	struct dojo_strbuf sb;
+	int i, running = 0, st;
+	pid_t pid;
+
+	if (jobs < 2 || n < 2)
+		return 0;
+	if (!prepared_dir[0]) {
+		snprintf(prepared_dir, sizeof prepared_dir,
+		    "%s/perfdojo-cc-XXXXXX", tmpdir && *tmpdir ? tmpdir :
+		    "/tmp");
+		if (!mkdtemp(prepared_dir)) {
+			prepared_dir[0] = '\0';
+			return dojo_error_set("%s: %s", tmpdir ? tmpdir : "/tmp",
+			    strerror(errno));
+		}
+		atexit(remove_prepared);
+	}
+	fflush(NULL);
+	for (i = 0; i < n; i++) {
+		dojo_strbuf_init(&sb);
+		if (dojo_c_emit(&sb, progs[i]) < 0 || !sb.s) {
+			dojo_strbuf_release(&sb);
+			continue;	/* dojo_c_run says why */
+		}
+		prepared_key(key, sb.s, opt);
+		snprintf(so, sizeof so, "%s/%s.so", prepared_dir, key);
+		snprintf(src, sizeof src, "%s/%s.c", prepared_dir, key);
+		if (access(so, F_OK) == 0 || write_file(src, sb.s) < 0) {
+			dojo_strbuf_release(&sb);
+			continue;
+		}
+		dojo_strbuf_release(&sb);
+		/* at most "jobs" compilers at once */
+		while (running >= jobs && wait(&st) > 0)
+			running--;
+		snprintf(tmp, sizeof tmp, "%s.tmp", so);
+		snprintf(err, sizeof err, "%s/%s.err", prepared_dir, key);
+		compile_command(cmd, sizeof cmd, src, tmp, err, opt);
+		pid = fork();
+		if (pid == 0) {
+			/* a failed compile leaves nothing: the run compiles
+			 * again and reports the compiler's words */
+			_exit(system(cmd) == 0 && rename(tmp, so) == 0 ? 0 : 1);
+		}
+		if (pid > 0)
+			running++;
+	}
+	while (running > 0 && wait(&st) > 0)
+		running--;
+	return 0;
+}
+
+/* Move a kernel prepared for "source" to "so"; whether there was one. */
+static bool
+take_prepared(const char *source, const char *so,
+    const struct dojo_run_options *opt)
+{
+	char key[41], path[512];
+
+	if (!prepared_dir[0])
+		return false;
+	prepared_key(key, source, opt);
+	snprintf(path, sizeof path, "%s/%s.so", prepared_dir, key);
+	return rename(path, so) == 0;
+}
+
 /* Compile "dir"/k.c into "dir"/k.so; the compiler's first line of
  * complaint into "res" when it fails. */
 static int
 compile(const char *dir, const struct dojo_run_options *opt,
     struct dojo_run_result *res)
 {
-	const char *cc = opt && opt->cc ? opt->cc : getenv("CC");
-	const char *flags = opt && opt->cflags ? opt->cflags : DOJO_C_CFLAGS;
-	char cmd[4096], line[400], path[1024];
+	const char *cc, *flags;
+	char cmd[4096], line[400], path[1024], src[1024], so[1024];
 	FILE *f;
 	int st;
 
-	if (!cc || !*cc)
-		cc = "cc";
-	snprintf(cmd, sizeof cmd, "%s %s -fPIC -shared -o '%s/k.so' "
-	    "'%s/k.c' -lm 2> '%s/cc.err'", cc, flags, dir, dir, dir);
+	compiler(&cc, &flags, opt);
+	snprintf(src, sizeof src, "%s/k.c", dir);
+	snprintf(so, sizeof so, "%s/k.so", dir);
+	snprintf(path, sizeof path, "%s/cc.err", dir);
+	compile_command(cmd, sizeof cmd, src, so, path, opt);
 	st = system(cmd);
 	if (st == 0)
 		return 0;
 	res->outcome = DOJO_OUTCOME_COMPILE_ERROR;
 	snprintf(res->message, sizeof res->message, "%s failed (status %d)",
 	    cc, WIFEXITED(st) ? WEXITSTATUS(st) : -1);
-	snprintf(path, sizeof path, "%s/cc.err", dir);
 	f = fopen(path, "r");
 	while (f && fgets(line, sizeof line, f)) {
 		if (!strstr(line, "error") && !strstr(line, "not found"))
@@ -165,7 +301,8 @@ dojo_c_run(dojo_program *prog, dojo_data *data,
 	snprintf(path, sizeof path, "%s/k.c", dir);
 	if (dojo_c_emit(&sb, prog) < 0 || write_file(path, sb.s) < 0)
 		goto out_clean;
-	if (compile(dir, opt, res) != 0) {
+	snprintf(path, sizeof path, "%s/k.so", dir);
+	if (!take_prepared(sb.s, path, opt) && compile(dir, opt, res) != 0) {
 		rc = 0;
 		goto out_clean;
 	}

@@ -57,4 +57,13 @@ const char *dojo_outcome_name(enum dojo_outcome o);
 int dojo_c_run(dojo_program *prog, dojo_data *data,
     const struct dojo_run_options *opt, struct dojo_run_result *res);
 
+/* Compile the kernels of "progs" ahead, "jobs" compilers at a time, so
+ * that the dojo_c_run of each (in this process, with the same compiler
+ * and flags) only runs it.  Nothing is timed here: timed runs never
+ * overlap.  Does nothing for "jobs" < 2.  0, or -1 with the last error
+ * set (no temporary folder); a kernel that fails to compile is compiled
+ * again by its run, which reports why. */
+int dojo_c_prepare(dojo_program *const *progs, int n, int jobs,
+    const struct dojo_run_options *opt);
+
 #endif

@@ -36,6 +36,19 @@ for a in random greedy beam maxq; do
 	grep -q "state ${state%"${state#???????}"}" "$tmp/$a.1"
 	ok $? "$a: the printed moves reach the printed state"
 done
+
+# --jobs: greedy's children and beam's levels compiled ahead, in
+# parallel; what the agents do is the same
+for a in greedy beam; do
+	mkdir -p "$tmp/cc-$a"
+	TMPDIR=$tmp/cc-$a "$PERFDOJO" tune "$k" --agent $a --budget 6 --seed 2 \
+	    --depth 3 --jobs 2 > "$tmp/$a.j" 2> "$tmp/err"
+	ok $? "tune --agent $a --jobs 2 runs"
+	same "$(sed '1d;s/branch .*//' "$tmp/$a.1")" \
+	    "$(sed '1d;s/branch .*//' "$tmp/$a.j")" \
+	    "$a --jobs 2 walks the path of --jobs 1"
+	same "" "$(ls "$tmp/cc-$a")" "$a --jobs 2 leaves no compiled kernels behind"
+done
 git -C "$tmp/s" rev-parse -q --verify refs/tags/best/c > /dev/null
 ok $? "the tag best/c is set"
 

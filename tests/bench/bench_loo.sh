@@ -1,0 +1,42 @@
+#!/bin/sh
+# bench_loo.sh: Max-Q trained on every kernel but one (leave-one-out),
+# then playing the held-out one, against random at the same budget; the
+# median of 3 seeds.  Figures, not pass/fail.
+#   tests/bench/bench_loo.sh PERFDOJO [BUDGET] [EPISODES] [KERNEL.dojo...]
+# (make bench-loo BENCH_BUDGET=N BENCH_EPISODES=E).  Training measures
+# too: EPISODES * depth 8 measurements at most, spread over the kernels.
+set -u
+perfdojo=${1:?usage: bench_loo.sh PERFDOJO [BUDGET] [EPISODES] [KERNELS...]}
+budget=${2:-30}
+episodes=${3:-40}
+shift; [ $# -gt 0 ] && shift; [ $# -gt 0 ] && shift
+[ $# -gt 0 ] || set -- "$(dirname "$0")"/../../examples/*.dojo
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/perfdojo-loo.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+PERFDOJO_DB=${PERFDOJO_DB:-$tmp/m.db}
+export PERFDOJO_DB
+
+# median KERNEL AGENT [OPTIONS...]: the median best speedup of 3 seeds
+median() {
+	k=$1 a=$2
+	shift 2
+	for seed in 1 2 3; do
+		"$perfdojo" tune "$k" --agent "$a" --budget "$budget" \
+		    --seed "$seed" "$@" 2> /dev/null |
+		    sed -n 's/^# best: \([0-9.]*\)x.*/\1/p'
+	done | sort -n | sed -n 2p
+}
+
+printf '%-16s %8s %8s %8s\n' "held out" random "maxq" "trained"
+for held in "$@"; do
+	others=
+	for k in "$@"; do
+		[ "$k" = "$held" ] || others="$others $k"
+	done
+	# shellcheck disable=SC2086
+	"$perfdojo" train --agent maxq $others --episodes "$episodes" \
+	    --model "$tmp/model" > /dev/null 2>&1 || { echo "train failed"; exit 1; }
+	printf '%-16s %7sx %7sx %7sx\n' "$(basename "$held" .dojo)" \
+	    "$(median "$held" random)" "$(median "$held" maxq)" \
+	    "$(median "$held" maxq --model "$tmp/model")"
+done

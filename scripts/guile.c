@@ -42,14 +42,18 @@ struct handle {
 	char target[8];			/* the target of "moves" */
 };
 
-/* A session value: the session, freed by reap() once the value is dead. */
+/* A session value: the session, freed by reap() once the value is dead;
+ * live ones on a ring too, like programs, so that a leak checker sees
+ * what values still hold at exit. */
 struct shandle {
-	struct shandle *next;		/* dead: the list */
+	struct shandle *prev, *next;	/* live: a ring; dead: "next" only */
 	dojo_session *session;
 };
 
 static SCM program_type, session_type;
 static struct shandle *dead_sessions;
+static struct shandle live_sessions = { &live_sessions, &live_sessions,
+    NULL };
 static SCM sym_error;
 static pthread_mutex_t handles_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct handle live = { &live, &live, NULL, NULL, "" };
@@ -90,6 +94,8 @@ finalize_session(SCM obj)
 		return;
 	scm_foreign_object_set_x(obj, 0, NULL);
 	pthread_mutex_lock(&handles_lock);
+	sh->prev->next = sh->next;
+	sh->next->prev = sh->prev;
 	sh->next = dead_sessions;
 	dead_sessions = sh;
 	pthread_mutex_unlock(&handles_lock);
@@ -584,6 +590,12 @@ wrap_session(__dojo_take dojo_session *session)
 		throw_last_error();
 	}
 	sh->session = session;
+	pthread_mutex_lock(&handles_lock);
+	sh->next = live_sessions.next;
+	sh->prev = &live_sessions;
+	live_sessions.next->prev = sh;
+	live_sessions.next = sh;
+	pthread_mutex_unlock(&handles_lock);
 	return scm_make_foreign_object_1(session_type, sh);
 }
 

@@ -317,6 +317,16 @@ tune_run(int argc, char **argv)
 	prog = dojo_program_read_file(file);
 	if (!prog)
 		return dojo_command_fail();
+	/* SIGTERM stops the search; the best so far is still recorded (a
+	 * caller such as the explorer may hold SIGTERM back until here) */
+	if (!a.suggest) {
+		sigset_t term;
+
+		signal(SIGTERM, request_stop);
+		sigemptyset(&term);
+		sigaddset(&term, SIGTERM);
+		sigprocmask(SIG_UNBLOCK, &term, NULL);
+	}
 	env_options(&eo, &a);
 	pr.what = agent->name;
 	pr.budget = a.budget;
@@ -336,8 +346,6 @@ tune_run(int argc, char **argv)
 		    dojo_command_fail() : 0;
 		goto out;
 	}
-	/* SIGTERM stops the search; the best so far is still recorded */
-	signal(SIGTERM, request_stop);
 	branch[0] = '\0';
 	last_best = 0;
 	while (!stop_requested && (k = dojo_player_step(player)) == 0) {

@@ -377,7 +377,7 @@ ex_measure(struct explorer *ex)
 
 	snprintf(what, sizeof what, "the measurement of %.7s",
 	    ex->head.commit);
-	if (ex_job_start(ex, &ex->measure, what, args) < 0) {
+	if (ex_job_start(ex, &ex->measure, what, args, false) < 0) {
 		ex_message(ex, true, "measure: %s", dojo_error_last());
 		return;
 	}
@@ -718,7 +718,7 @@ cmd_agent(struct explorer *ex, const char *args)
 		    ex->agent_name, budget);
 	}
 	argv[nargs] = NULL;
-	if (ex_job_start(ex, &ex->agent, what, argv) < 0) {
+	if (ex_job_start(ex, &ex->agent, what, argv, !suggest) < 0) {
 		ex_message(ex, true, "agent: %s", dojo_error_last());
 		return;
 	}

@@ -169,7 +169,7 @@ void ex_graph_release(struct explorer *ex);
 
 /* jobs.c */
 int ex_job_start(struct explorer *ex, struct ex_job *j, const char *what,
-    const char *const *args);
+    const char *const *args, bool hold_term);
 /* Read its output; whether it still runs (else "*status" is set). */
 bool ex_job_poll(struct ex_job *j, int *status);
 const char *ex_job_last_line(const struct ex_job *j);

@@ -15,14 +15,16 @@
 
 /* Start "perfdojo ARGS..." with the current state written to a
  * temporary file, which "args" names as "@" (NULL-terminated, at most
- * 30).  0, or -1 with the last error set. */
+ * 30); with "hold_term", SIGTERM blocked until the program unblocks it.
+ * 0, or -1 with the last error set. */
 int
 ex_job_start(struct explorer *ex, struct ex_job *j, const char *what,
-    const char *const *args)
+    const char *const *args, bool hold_term)
 {
 	const char *tmpdir = getenv("TMPDIR"), *argv[32];
 	char *text, exe[4096];
 	int fd, pipefd[2], i;
+	sigset_t term, old_mask;
 	ssize_t n;
 	pid_t pid;
 
@@ -54,7 +56,16 @@ ex_job_start(struct explorer *ex, struct ex_job *j, const char *what,
 	for (i = 0; args[i] && i < 30; i++)
 		argv[i + 1] = strcmp(args[i], "@") == 0 ? j->file : args[i];
 	argv[i + 1] = NULL;
+	/* a stop that comes before the program can take it waits for it:
+	 * the child starts with SIGTERM blocked (perfdojo tune unblocks it
+	 * once it records its best path on SIGTERM) */
+	sigemptyset(&term);
+	sigaddset(&term, SIGTERM);
+	if (hold_term)
+		sigprocmask(SIG_BLOCK, &term, &old_mask);
 	pid = fork();
+	if (pid != 0 && hold_term)
+		sigprocmask(SIG_SETMASK, &old_mask, NULL);
 	if (pid < 0) {
 		close(pipefd[0]);
 		close(pipefd[1]);

@@ -22,7 +22,8 @@ median() {
 	shift 2
 	for seed in 1 2 3; do
 		"$perfdojo" tune "$k" --agent "$a" --budget "$budget" \
-		    --seed "$seed" "$@" 2> /dev/null |
+		    --seed "$seed" --session "$tmp/s-$(basename "$k")" "$@" \
+		    2> /dev/null |
 		    sed -n 's/^# best: \([0-9.]*\)x.*/\1/p'
 	done | sort -n | sed -n 2p
 }

@@ -190,6 +190,8 @@ move_score(struct explorer *ex, struct ex_move *m, const struct dojo_action *a)
 struct collect {
 	struct explorer *ex;
 	bool legal;
+	bool any_measured;	/* a state of the session was measured: the
+				   moves' scores are worth looking up */
 	int cap;
 };
 
@@ -223,7 +225,7 @@ add_move(const struct dojo_action *a, void *payload)
 		if (dojo_moves_check(ex->moves, a) == 0)
 			return 0;
 		snprintf(m->reason, sizeof m->reason, "%s", dojo_error_last());
-	} else {
+	} else if (c->any_measured) {
 		move_score(ex, m, a);
 	}
 	ex->nmv++;
@@ -233,8 +235,8 @@ add_move(const struct dojo_action *a, void *payload)
 void
 ex_rebuild_moves(struct explorer *ex)
 {
-	struct collect c = { ex, true, 0 };
-	int path[DOJO_MAX_DEPTH], n = ex_cursor_path(ex, path);
+	struct collect c = { ex, true, false, 0 };
+	int path[DOJO_MAX_DEPTH], n = ex_cursor_path(ex, path), i;
 	char keep[128];
 
 	snprintf(keep, sizeof keep, "%s", ex->mv_sel < ex->nmv ?
@@ -244,6 +246,8 @@ ex_rebuild_moves(struct explorer *ex)
 	ex->nmv = ex->nlegal = 0;
 	if (!ex->moves)
 		return;
+	for (i = 0; i < ex->nrows && !c.any_measured; i++)
+		c.any_measured = ex->rows[i].e.m.measured;
 	if (ex->all_moves || n > 0)
 		dojo_moves_list(ex->moves, path, ex->all_moves ? 0 : n, add_move,
 		    &c);

@@ -178,6 +178,23 @@ ok $? "s stops it: the person takes over"
 git -C "$tmp/a.dojo.session" rev-parse -q --verify agent/greedy-1 > /dev/null
 ok $? "the stopped agent's best path is its branch"
 
+# a measured state's speedup beside the move that leads to it
+cp "$top_srcdir/tests/ref/bias_relu.dojo" "$tmp/m.dojo"
+cat > "$tmp/keys5" <<EOF
+key l
+key Enter
+key m
+wait
+key u
+key PgUp
+key PgUp
+dump $tmp/m0
+key q
+EOF
+"$PERFDOJO" explore "$tmp/m.dojo" --keys "$tmp/keys5"
+grep -q "||split 0.0 2  *[0-9.e+-]*x|" "$tmp/m0"
+ok $? "the moves pane shows the measured speedup of the state a move leads to"
+
 # errors
 printf 'key q\n' > "$tmp/q"
 "$PERFDOJO" explore "$k" < /dev/null > /dev/null 2> "$tmp/err"

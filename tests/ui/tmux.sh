@@ -50,6 +50,31 @@ ok $? "box drawing in UTF-8"
 screen | grep -q "matmul.dojo  target c"
 ok $? "the status line names the kernel and the target"
 
+# the mouse (xterm's protocol, as a terminal sends it): a click selects
+# the node under it, a double click on a move takes it
+click() {
+	"$PYTHON3" -c '
+import subprocess, sys
+x, y, n = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
+one = "\x1b[M" + chr(32) + chr(33 + x) + chr(33 + y) + \
+    "\x1b[M" + chr(35) + chr(33 + x) + chr(33 + y)
+subprocess.run(["tmux", "-L", sys.argv[4], "-f", "/dev/null", "send-keys",
+    "-t", "explore", "-l", one * n], check=True)' "$1" "$2" "$3" "$sock"
+}
+click 30 5 1
+wait_for "program matmul.dojo  at 0.0.1 "
+ok $? "a click on a cell selects its scope"
+wait_for "moves at 0.0.1: "
+ok $? "and the moves pane follows"
+click 80 2 2
+wait_for "split 0.0.1 4: "
+ok $? "a double click on a move takes it"
+t send-keys -t explore u
+wait_for "undo: at "
+click 14 5 1
+wait_for "program matmul.dojo  at 0 "
+ok $? "a click on the first cell selects the outer scope"
+
 # a move by key: down to the reduction, right to its inner scope, Enter
 t send-keys -t explore j l
 wait_for "at 0.0"

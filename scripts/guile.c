@@ -1,12 +1,13 @@
-/* guile.c: the primitives of module (perfdojo), programs as foreign objects
+/* guile.c: the primitives of module (perfdojo), programs and sessions as
+ * foreign objects
  *
  * A program value holds a handle: the program and, made when first
  * needed, its moves for one target (the dependence analysis is done once
- * per program).  Programs share subtrees with non-atomic reference
- * counts, and Guile may run finalizers on its own thread, so a finalizer
- * only moves the handle to a list of dead ones; the next primitive frees
- * them.  Live handles stay on a list too, so that a leak checker sees
- * the programs that values still hold at exit.
+ * per program); a session value, a handle of the session.  Programs share
+ * subtrees with non-atomic reference counts, and Guile may run finalizers
+ * on its own thread, so a finalizer only moves the handle to a list of
+ * dead ones; the next primitive frees them.  Live handles stay on a list
+ * too, so that a leak checker sees what values still hold at exit.
  */
 #include "config.h"
 
@@ -35,28 +36,20 @@
  * (as perfdojo run does). */
 #define RUN_MAX_BYTES (8ULL << 30)
 
+/* The handle of a program value, or of a session value ("session" set,
+ * "prog" NULL). */
 struct handle {
 	struct handle *prev, *next;	/* live: a ring; dead: "next" only */
 	dojo_program *prog;
 	dojo_moves *moves;		/* NULL until needed */
 	char target[8];			/* the target of "moves" */
-};
-
-/* A session value: the session, freed by reap() once the value is dead;
- * live ones on a ring too, like programs, so that a leak checker sees
- * what values still hold at exit. */
-struct shandle {
-	struct shandle *prev, *next;	/* live: a ring; dead: "next" only */
 	dojo_session *session;
 };
 
 static SCM program_type, session_type;
-static struct shandle *dead_sessions;
-static struct shandle live_sessions = { &live_sessions, &live_sessions,
-    NULL };
 static SCM sym_error;
 static pthread_mutex_t handles_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct handle live = { &live, &live, NULL, NULL, "" };
+static struct handle live = { &live, &live, NULL, NULL, "", NULL };
 static struct handle *dead;
 
 /* Free the handles that finalizers gave up. */
@@ -64,45 +57,23 @@ static void
 reap(void)
 {
 	struct handle *h, *next;
-	struct shandle *sh, *snext;
 
 	pthread_mutex_lock(&handles_lock);
 	h = dead;
 	dead = NULL;
-	sh = dead_sessions;
-	dead_sessions = NULL;
 	pthread_mutex_unlock(&handles_lock);
 	for (; h; h = next) {
 		next = h->next;
 		dojo_moves_free(h->moves);
 		dojo_program_free(h->prog);
+		dojo_session_free(h->session);
 		free(h);
 	}
-	for (; sh; sh = snext) {
-		snext = sh->next;
-		dojo_session_free(sh->session);
-		free(sh);
-	}
 }
 
+/* The finalizer of program and session values. */
 static void
-finalize_session(SCM obj)
-{
-	struct shandle *sh = scm_foreign_object_ref(obj, 0);
-
-	if (!sh)
-		return;
-	scm_foreign_object_set_x(obj, 0, NULL);
-	pthread_mutex_lock(&handles_lock);
-	sh->prev->next = sh->next;
-	sh->next->prev = sh->prev;
-	sh->next = dead_sessions;
-	dead_sessions = sh;
-	pthread_mutex_unlock(&handles_lock);
-}
-
-static void
-finalize_program(SCM obj)
+finalize_handle(SCM obj)
 {
 	struct handle *h = scm_foreign_object_ref(obj, 0);
 
@@ -128,28 +99,39 @@ throw_last_error(void)
 	abort();	/* not reached */
 }
 
-/* A program value for "prog", which it takes (freed on error). */
+/* A value of "type" for a program or a session, which it takes (freed
+ * on error); on the ring of live handles. */
 static SCM
-wrap_program(__dojo_take dojo_program *prog)
+wrap_handle(SCM type, __dojo_take dojo_program *prog,
+    __dojo_take dojo_session *session)
 {
 	struct handle *h = calloc(1, sizeof *h);
 
 	if (!h) {
 		dojo_program_free(prog);
+		dojo_session_free(session);
 		dojo_error_set("out of memory");
 		throw_last_error();
 	}
 	h->prog = prog;
+	h->session = session;
 	pthread_mutex_lock(&handles_lock);
 	h->next = live.next;
 	h->prev = &live;
 	live.next->prev = h;
 	live.next = h;
 	pthread_mutex_unlock(&handles_lock);
-	/* the program's memory is outside the collector's heap: a hint, so
-	 * that a search making many programs collects the dead ones */
+	/* the memory is outside the collector's heap: a hint, so that a
+	 * search making many programs collects the dead ones */
 	scm_gc_register_allocation(4096);
-	return scm_make_foreign_object_1(program_type, h);
+	return scm_make_foreign_object_1(type, h);
+}
+
+/* A program value for "prog", which it takes (freed on error). */
+static SCM
+wrap_program(__dojo_take dojo_program *prog)
+{
+	return wrap_handle(program_type, prog, NULL);
 }
 
 /* The handle of the program value "obj", argument "pos" of "who". */
@@ -582,35 +564,21 @@ prim_measure(SCM p, SCM baseline, SCM db, SCM fresh, SCM timeout,
 static SCM
 wrap_session(__dojo_take dojo_session *session)
 {
-	struct shandle *sh = calloc(1, sizeof *sh);
-
-	if (!sh) {
-		dojo_session_free(session);
-		dojo_error_set("out of memory");
-		throw_last_error();
-	}
-	sh->session = session;
-	pthread_mutex_lock(&handles_lock);
-	sh->next = live_sessions.next;
-	sh->prev = &live_sessions;
-	live_sessions.next->prev = sh;
-	live_sessions.next = sh;
-	pthread_mutex_unlock(&handles_lock);
-	return scm_make_foreign_object_1(session_type, sh);
+	return wrap_handle(session_type, NULL, session);
 }
 
 static dojo_session *
 unwrap_session(SCM obj, int pos, const char *who)
 {
-	struct shandle *sh;
+	struct handle *h;
 
 	SCM_ASSERT_TYPE(SCM_IS_A_P(obj, session_type), obj, pos, who,
 	    "session");
-	sh = scm_foreign_object_ref(obj, 0);
-	if (!sh)
+	h = scm_foreign_object_ref(obj, 0);
+	if (!h)
 		scm_misc_error(who, "session already freed: ~S",
 		    scm_list_1(obj));
-	return sh->session;
+	return h->session;
 }
 
 #define FUNC_NAME "session?"
@@ -890,14 +858,14 @@ dojo_guile_init(void)
 		program_type = scm_make_foreign_object_type(
 		    scm_from_utf8_symbol("program"),
 		    scm_list_1(scm_from_utf8_symbol("handle")),
-		    finalize_program);
+		    finalize_handle);
 		scm_gc_protect_object(program_type);
 		sym_error = scm_gc_protect_object(
 		    scm_from_utf8_symbol("perfdojo-error"));
 		session_type = scm_make_foreign_object_type(
 		    scm_from_utf8_symbol("session"),
 		    scm_list_1(scm_from_utf8_symbol("handle")),
-		    finalize_session);
+		    finalize_handle);
 		scm_gc_protect_object(session_type);
 	}
 	scm_c_define_gsubr("%program?", 1, 0, 0, prim_program_p);

@@ -195,6 +195,33 @@ EOF
 grep -q "||split 0.0 2  *[0-9.e+-]*x|" "$tmp/m0"
 ok $? "the moves pane shows the measured speedup of the state a move leads to"
 
+# the toggle to every move, the search of moves, a branch by key
+cp "$top_srcdir/tests/ref/bias_relu.dojo" "$tmp/t.dojo"
+cat > "$tmp/keys6" <<EOF
+key a
+dump $tmp/t0
+key a
+key /
+type split
+key Enter
+dump $tmp/t1
+key Esc
+key b
+type try
+key Enter
+dump $tmp/t2
+key q
+EOF
+"$PERFDOJO" explore "$tmp/t.dojo" --keys "$tmp/keys6"
+grep -q "moves everywhere: " "$tmp/t0" && grep -q "^every legal move" "$tmp/t0"
+ok $? "a lists every legal move of the program"
+grep -q "^[1-9][0-9]* moves match 'split'" "$tmp/t1" &&
+    grep -q "||split 0 2 " "$tmp/t1" &&
+    ! grep -q "||\(swap\|unroll\|parallelize\|cache\|pack\) " "$tmp/t1"
+ok $? "/ keeps the moves that match the search"
+grep -q "^on the new branch try" "$tmp/t2" && grep -q "history try" "$tmp/t2"
+ok $? "b starts a branch"
+
 # errors
 printf 'key q\n' > "$tmp/q"
 "$PERFDOJO" explore "$k" < /dev/null > /dev/null 2> "$tmp/err"

@@ -145,6 +145,7 @@ struct recorder {
 	dojo_session *session;
 	bool measure;
 	struct dojo_measure_options mopt;
+	dojo_data *want;		/* the start's outputs, once */
 	double start_ns;
 };
 
@@ -163,8 +164,8 @@ record_step(struct recorder *rec, const char *text, dojo_program *next)
 	else
 		snprintf(action, sizeof action, "%s", text);
 	if (rec->measure) {
-		if (dojo_measure(next, dojo_session_start(rec->session),
-		    &rec->mopt, &m) < 0)
+		if (dojo_measure_against(next, dojo_session_start(rec->session),
+		    &rec->want, &rec->mopt, &m) < 0)
 			return -1;
 		dojo_session_measurement_from(&sm, &m, "c", rec->start_ns);
 		smp = &sm;
@@ -397,6 +398,7 @@ apply_run(int argc, char **argv)
 	rc = 0;
 out_free:
 	dojo_session_free(rec.session);
+	dojo_data_free(rec.want);
 	dojo_program_free(prog);
 	free(items);
 	free(is_file);

@@ -32,6 +32,7 @@ struct dojo_env {
 	int *slots;			/* open addressing: node + 1, 0 empty */
 	size_t nslots;
 	double start_ns;
+	dojo_data *want;		/* the start's outputs, once */
 	int used, best, current;
 	struct timespec t0;
 };
@@ -171,8 +172,8 @@ measure(dojo_env *env, int node)
 	m = malloc(sizeof *m);
 	if (!m)
 		return dojo_error_set("out of memory");
-	if (dojo_measure(nd->prog, env->nodes[0].prog, &env->opt.measure,
-	    m) < 0) {
+	if (dojo_measure_against(nd->prog, env->nodes[0].prog, &env->want,
+	    &env->opt.measure, m) < 0) {
 		free(m);
 		return -1;
 	}
@@ -230,6 +231,7 @@ dojo_env_free(dojo_env *env)
 	}
 	free(env->nodes);
 	free(env->slots);
+	dojo_data_free(env->want);
 	free(env);
 }
 

@@ -229,10 +229,22 @@ int
 dojo_measure(dojo_program *prog, dojo_program *reference,
     const struct dojo_measure_options *opt, struct dojo_measurement *m)
 {
+	dojo_data *want = NULL;
+	int rc = dojo_measure_against(prog, reference, &want, opt, m);
+
+	dojo_data_free(want);
+	return rc;
+}
+
+int
+dojo_measure_against(dojo_program *prog, dojo_program *reference,
+    dojo_data **wantp, const struct dojo_measure_options *opt,
+    struct dojo_measurement *m)
+{
 	char path[1024];
 	const char *home = getenv("HOME");
 	struct dojo_run_result res;
-	dojo_data *got = NULL, *want = NULL;
+	dojo_data *got = NULL, *want = *wantp;
 	sqlite3 *db = NULL;
 	int rc = -1;
 
@@ -254,14 +266,22 @@ dojo_measure(dojo_program *prog, dojo_program *reference,
 		sqlite3_close(db);
 		return 0;
 	}
+	if (!want) {
+		/* the interpreter's outputs, once per caller's "*wantp" */
+		want = dojo_data_new(reference, 8ULL << 30);
+		if (!want)
+			goto out;
+		dojo_data_randomize(want, 1);
+		if (dojo_interp_run(reference, want) < 0) {
+			dojo_data_free(want);
+			goto out;
+		}
+		*wantp = want;
+	}
 	got = dojo_data_new(prog, 8ULL << 30);
-	want = dojo_data_new(reference, 8ULL << 30);
-	if (!got || !want)
+	if (!got)
 		goto out;
 	dojo_data_randomize(got, 1);
-	dojo_data_randomize(want, 1);
-	if (dojo_interp_run(reference, want) < 0)
-		goto out;
 	if (dojo_c_run(prog, got, &opt->run, &res) < 0)
 		goto out;
 	m->outcome = res.outcome;
@@ -278,7 +298,6 @@ dojo_measure(dojo_program *prog, dojo_program *reference,
 	rc = 0;
 out:
 	dojo_data_free(got);
-	dojo_data_free(want);
 	sqlite3_close(db);
 	return rc;
 }

@@ -4,6 +4,7 @@
 
 #include <stdbool.h>
 
+#include "ir/data.h"
 #include "ir/program.h"
 #include "targets/runner.h"
 
@@ -34,5 +35,13 @@ void dojo_measure_options_init(struct dojo_measure_options *opt);
  * outcome. */
 int dojo_measure(dojo_program *prog, dojo_program *reference,
     const struct dojo_measure_options *opt, struct dojo_measurement *out);
+/* The same, for callers that measure many kernels against one reference:
+ * "*want" keeps the interpreter's outputs of "reference" between calls
+ * (NULL at first: computed when a kernel is measured, not looked up; the
+ * caller frees it with dojo_data_free).  Interpreting a large kernel
+ * takes far longer than running its compiled code. */
+int dojo_measure_against(dojo_program *prog, dojo_program *reference,
+    dojo_data **want, const struct dojo_measure_options *opt,
+    struct dojo_measurement *out);
 
 #endif

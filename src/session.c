@@ -805,6 +805,22 @@ remove_tree(const char *path)
 	nftw(path, remove_one, 16, FTW_DEPTH | FTW_PHYS);
 }
 
+/* Keep a reflog of every branch, also in a bare repository: a branch
+ * moved off its states (an agent's live branch following a new best)
+ * leaves them in the reflog, reachable, not dangling. */
+static int
+log_ref_updates(git_repository *repo)
+{
+	git_config *cfg = NULL;
+	int rc;
+
+	if (git_repository_config(&cfg, repo) < 0)
+		return -1;
+	rc = git_config_set_bool(cfg, "core.logAllRefUpdates", 1);
+	git_config_free(cfg);
+	return rc;
+}
+
 /* Write a new session with the start commit in "tmp". */
 static int
 create_in(const char *tmp, dojo_program *start, const char *source)
@@ -825,7 +841,8 @@ create_in(const char *tmp, dojo_program *start, const char *source)
 	init.description = "A PerfDojo exploration session: each commit is "
 	    "a state of the kernel";
 	init.initial_head = DEFAULT_BRANCH;
-	if (git_repository_init_ext(&s->repo, tmp, &init) < 0) {
+	if (git_repository_init_ext(&s->repo, tmp, &init) < 0 ||
+	    log_ref_updates(s->repo) < 0) {
 		git_fail(tmp);
 		goto out;
 	}

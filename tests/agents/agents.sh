@@ -52,6 +52,18 @@ done
 git -C "$tmp/s" rev-parse -q --verify refs/tags/best/c > /dev/null
 ok $? "the tag best/c is set"
 
+# --live: the branch follows each new best; the paths it leaves stay in
+# its reflog, so nothing of the session dangles
+cp "$top_srcdir/tests/ref/bias_relu.dojo" "$tmp/live.dojo"
+"$PERFDOJO" tune "$tmp/live.dojo" --agent random --budget 12 --seed 2 \
+    --live --session "$tmp/live" > "$tmp/live.out" 2> /dev/null
+ok $? "tune --live runs"
+git -C "$tmp/live" reflog show agent/random-1 > "$tmp/reflog"
+[ "$(wc -l < "$tmp/reflog")" -ge 2 ]
+ok $? "the live branch's moves are in its reflog"
+same "" "$(git -C "$tmp/live" fsck 2>&1 | grep dangling)" \
+    "no state of a live agent's session dangles"
+
 # usage errors
 "$PERFDOJO" tune "$k" --agent nope --budget 3 2> "$tmp/err"
 same 2 $? "an unknown agent is a usage error"

@@ -5,6 +5,9 @@
 #   tests/bench/bench_loo.sh PERFDOJO [BUDGET] [EPISODES] [KERNEL.dojo...]
 # (make bench-loo BENCH_BUDGET=N BENCH_EPISODES=E).  Training measures
 # too: EPISODES * depth 8 measurements at most, spread over the kernels.
+# BENCH_HELD="name ..." holds out only those kernels (each still trained
+# on all the others).  All runs share one measurement database
+# (PERFDOJO_DB).
 set -u
 perfdojo=${1:?usage: bench_loo.sh PERFDOJO [BUDGET] [EPISODES] [KERNELS...]}
 budget=${2:-30}
@@ -30,6 +33,12 @@ median() {
 
 printf '%-16s %8s %8s %8s\n' "held out" random "maxq" "trained"
 for held in "$@"; do
+	if [ -n "${BENCH_HELD:-}" ]; then
+		case " $BENCH_HELD " in
+		*" $(basename "$held" .dojo) "*) ;;
+		*) continue ;;
+		esac
+	fi
 	others=
 	for k in "$@"; do
 		[ "$k" = "$held" ] || others="$others $k"

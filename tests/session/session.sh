@@ -167,6 +167,12 @@ git -C "$tmp/m" rev-parse -q --verify refs/tags/best/c > /dev/null
 ok $? "the best state is tagged best/c"
 "$PERFDOJO" log --session "$tmp/m" | grep -q 'x .*best/c\|x  best/c'
 ok $? "log shows speedups and the best state"
+# every step is checked against the start's outputs, computed once
+PERFDOJO_DB=$tmp/mw.db PERFDOJO_FAULT=wrong "$PERFDOJO" apply \
+    "$top_srcdir/tests/ref/softmax.dojo" 'fission 0 4' 'parallelize 0' \
+    --measure --session "$tmp/mw" > /dev/null 2> "$tmp/err"
+same 2 "$(grep -c ' wrong answer$' "$tmp/err")" \
+    "apply --measure: each step of a wrong kernel is a wrong answer"
 
 "$PERFDOJO" apply "$small" 'swap 0' --session "$tmp/m" -o "$tmp/sw.dojo" \
     2> /dev/null

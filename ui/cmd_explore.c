@@ -77,6 +77,8 @@ const struct dojo_command dojo_command_explore = {
 	    "                     Right, PgUp, PgDn, Home, End, BSpace, BTab, "
 	    "C-c, C-l),\n"
 	    "                     'type TEXT', 'dump FILE' (the screen as text), "
+	    "'edges FILE'\n"
+	    "                     (the graph's edges, highlighted or not), "
 	    "'wait'\n"
 	    "                     (for the background measurement), 'resize W "
 	    "H'\n"

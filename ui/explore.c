@@ -1272,6 +1272,14 @@ script_next(struct script *sc, struct explorer *ex)
 			}
 			continue;
 		}
+		if (strcmp(buf, "edges") == 0) {
+			ex_draw(ex);
+			if (ex_graph_edges(ex, arg) < 0) {
+				script_error(sc, ex, dojo_error_last());
+				return -1;
+			}
+			continue;
+		}
 		if (strcmp(buf, "wait") == 0) {
 			wait_measure(ex);
 			continue;
@@ -1290,7 +1298,7 @@ script_next(struct script *sc, struct explorer *ex)
 			return 0;
 		}
 		script_error(sc, ex, "unknown script command (type, key, dump, "
-		    "wait, resize)");
+		    "edges, wait, resize)");
 		return -1;
 	}
 	return -1;

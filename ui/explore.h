@@ -165,6 +165,7 @@ const char *ex_key_help(void);
 /* graphview.c */
 void ex_graph_draw(struct explorer *ex, const struct ex_rect *r);
 bool ex_graph_key(struct explorer *ex, int key, bool code);
+int ex_graph_edges(struct explorer *ex, const char *path);
 void ex_graph_release(struct explorer *ex);
 
 /* jobs.c */

@@ -7,6 +7,8 @@
 
 #define NCURSES_WIDECHAR 1
 #include <curses.h>
+#include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -167,6 +169,34 @@ ex_graph_draw(struct explorer *ex, const struct ex_rect *r)
 			attroff(at);
 		}
 	dojo_canvas_free(canvas);
+}
+
+/* The edges of the graph on the screen, one a line: "TAIL -> HEAD
+ * CLASS", then " highlighted" when drawn highlighted (for the headless
+ * script's "edges FILE": screen dumps have no attributes).  0, or -1
+ * with the last error set. */
+int
+ex_graph_edges(struct explorer *ex, const char *path)
+{
+	const struct dojo_layout_edge *e;
+	FILE *f;
+	int i;
+
+	if (!ex->layout)
+		return dojo_error_set("no graph on the screen (g opens it)");
+	f = fopen(path, "w");
+	if (!f)
+		return dojo_error_set("%s: %s", path, strerror(errno));
+	for (i = 0; i < dojo_layout_n_edges(ex->layout); i++) {
+		e = dojo_layout_edge(ex->layout, i);
+		fprintf(f, "%s -> %s %s%s\n",
+		    dojo_layout_node(ex->layout, e->tail)->name,
+		    dojo_layout_node(ex->layout, e->head)->name,
+		    e->cls, e->highlight ? " highlighted" : "");
+	}
+	if (fclose(f) != 0)
+		return dojo_error_set("%s: %s", path, strerror(errno));
+	return 0;
 }
 
 /* Keys of the graph pane: arrows pan at 1:1, 'f' fit or 1:1, 'n' the

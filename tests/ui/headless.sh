@@ -222,6 +222,37 @@ ok $? "/ keeps the moves that match the search"
 grep -q "^on the new branch try" "$tmp/t2" && grep -q "history try" "$tmp/t2"
 ok $? "b starts a branch"
 
+# the graph view highlights the dependence that refuses the selected
+# move, and only it; with a legal move, the cursor's dependences
+cp "$top_srcdir/tests/ref/layernorm.dojo" "$tmp/ln.dojo"
+cat > "$tmp/keys7" <<EOF
+key l
+key /
+type reorder 0.0
+key Enter
+dump $tmp/r0
+key g
+edges $tmp/e0
+key Esc
+key /
+type split
+key Enter
+edges $tmp/e1
+EOF
+"$PERFDOJO" explore "$tmp/ln.dojo" --keys "$tmp/keys7" --size 100x30
+ok $? "the graph of a refused move"
+grep -q "refused here" "$tmp/r0" && grep -q "||reorder 0.0  *|" "$tmp/r0"
+ok $? "the search leaves the one refused move, selected"
+same "0.0 -> 0.1.0 flow highlighted" "$(grep highlighted "$tmp/e0")" \
+    "the refusing dependence is the one edge highlighted"
+[ "$(grep -c highlighted "$tmp/e1")" -gt 1 ]
+ok $? "with a legal move selected, the cursor's dependences are"
+printf 'edges %s\n' "$tmp/e2" > "$tmp/keys8"
+"$PERFDOJO" explore "$tmp/ln.dojo" --keys "$tmp/keys8" 2> "$tmp/err"
+same 1 $? "edges without the graph view fails"
+grep -q "keys8:1: no graph on the screen" "$tmp/err"
+ok $? "and says why"
+
 # errors
 printf 'key q\n' > "$tmp/q"
 "$PERFDOJO" explore "$k" < /dev/null > /dev/null 2> "$tmp/err"

@@ -59,8 +59,8 @@ cp "$top_srcdir/tests/ref/bias_relu.dojo" "$tmp/live.dojo"
     --live --session "$tmp/live" > "$tmp/live.out" 2> /dev/null
 ok $? "tune --live runs"
 git -C "$tmp/live" reflog show agent/random-1 > "$tmp/reflog"
-[ "$(wc -l < "$tmp/reflog")" -ge 2 ]
-ok $? "the live branch's moves are in its reflog"
+[ "$(wc -l < "$tmp/reflog")" -ge 1 ]
+ok $? "the live branch has a reflog (one line per move of it)"
 same "" "$(git -C "$tmp/live" fsck 2>&1 | grep dangling)" \
     "no state of a live agent's session dangles"
 

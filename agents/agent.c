@@ -187,3 +187,34 @@ dojo_player_save(dojo_player *p, const char *path)
 		    p->agent->name);
 	return p->agent->save(p->self, path);
 }
+
+int
+dojo_node_set_add(struct dojo_node_set *set, int node)
+{
+	if (node >= set->n) {
+		int n = 2 * node + 64;
+		unsigned char *in = realloc(set->in, n);
+
+		if (!in)
+			return dojo_error_set("out of memory");
+		memset(in + set->n, 0, n - set->n);
+		set->in = in;
+		set->n = n;
+	}
+	set->in[node] = 1;
+	return 0;
+}
+
+bool
+dojo_node_set_has(const struct dojo_node_set *set, int node)
+{
+	return node < set->n && set->in[node];
+}
+
+void
+dojo_node_set_release(struct dojo_node_set *set)
+{
+	free(set->in);
+	set->in = NULL;
+	set->n = 0;
+}

@@ -87,4 +87,15 @@ int dojo_player_save(dojo_player *p, const char *path);
 uint64_t dojo_agent_rand(uint64_t *state, uint64_t n);
 void dojo_agent_shuffle(int *a, int n, uint64_t *state);
 
+/* A set of nodes of an environment (expanded, climbed from), zeroed to
+ * start empty. */
+struct dojo_node_set {
+	unsigned char *in;		/* by node */
+	int n;
+};
+
+int dojo_node_set_add(struct dojo_node_set *set, int node);	/* 0, -1 */
+bool dojo_node_set_has(const struct dojo_node_set *set, int node);
+void dojo_node_set_release(struct dojo_node_set *set);
+
 #endif

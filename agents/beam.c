@@ -13,8 +13,7 @@ struct beam {
 	uint64_t rng;
 	int width, depth, level;
 	int *frontier, nf;
-	unsigned char *expanded;	/* by node */
-	int nexpanded;
+	struct dojo_node_set expanded;
 };
 
 static void *
@@ -39,29 +38,6 @@ out_oom:
 	return NULL;
 }
 
-static int
-mark(struct beam *b, int node)
-{
-	if (node >= b->nexpanded) {
-		int n = 2 * node + 64;
-		unsigned char *e = realloc(b->expanded, n);
-
-		if (!e)
-			return dojo_error_set("out of memory");
-		memset(e + b->nexpanded, 0, n - b->nexpanded);
-		b->expanded = e;
-		b->nexpanded = n;
-	}
-	b->expanded[node] = 1;
-	return 0;
-}
-
-static bool
-is_expanded(struct beam *b, int node)
-{
-	return node < b->nexpanded && b->expanded[node];
-}
-
 /* Keep in "b->frontier" the best "width" of the "n" nodes of "cand" that
  * are measured, work, and pass "fresh" (not expanded yet, if set). */
 static void
@@ -73,7 +49,7 @@ keep_best(struct beam *b, dojo_env *env, const int *cand, int n, bool fresh)
 	for (i = 0; i < n; i++) {
 		k = cand[i];
 		if (!dojo_env_measured(env, k) || dojo_env_failed(env, k) ||
-		    (fresh && is_expanded(b, k)))
+		    (fresh && dojo_node_set_has(&b->expanded, k)))
 			continue;
 		for (j = 0; j < b->nf; j++)
 			if (b->frontier[j] == k)
@@ -120,7 +96,7 @@ beam_step(void *self, dojo_env *env)
 	}
 	/* the batch: every child of the level, once */
 	for (i = 0; i < b->nf; i++) {
-		if (mark(b, b->frontier[i]) < 0)
+		if (dojo_node_set_add(&b->expanded, b->frontier[i]) < 0)
 			return -1;
 		n = dojo_env_expand(env, b->frontier[i], &actions, &children);
 		if (n < 0)
@@ -166,7 +142,7 @@ beam_free(void *self)
 	struct beam *b = self;
 
 	free(b->frontier);
-	free(b->expanded);
+	dojo_node_set_release(&b->expanded);
 	free(b);
 }
 

@@ -46,8 +46,7 @@ struct greedy {
 	int idle;			/* steps that measured nothing */
 	int sideways;			/* sideways moves in a row */
 	int restarts;
-	unsigned char *climbed;		/* by node: climbed from */
-	int nclimbed;
+	struct dojo_node_set climbed;	/* the nodes climbed from */
 	struct gain *gains;
 	int ngains, capgains;
 };
@@ -65,29 +64,6 @@ greedy_new(dojo_env *env, const struct dojo_agent_options *opt)
 	g->rng = opt->seed;
 	g->depth = opt->depth > 0 ? opt->depth : 8;
 	return g;
-}
-
-static bool
-climbed(struct greedy *g, int node)
-{
-	return node < g->nclimbed && g->climbed[node];
-}
-
-static int
-mark(struct greedy *g, int node)
-{
-	if (node >= g->nclimbed) {
-		int n = 2 * node + 64;
-		unsigned char *c = realloc(g->climbed, n);
-
-		if (!c)
-			return dojo_error_set("out of memory");
-		memset(c + g->nclimbed, 0, n - g->nclimbed);
-		g->climbed = c;
-		g->nclimbed = n;
-	}
-	g->climbed[node] = 1;
-	return 0;
 }
 
 static struct gain *
@@ -207,7 +183,8 @@ measure_children(struct greedy *g, dojo_env *env, struct climb *c,
 			c->bestr = r;
 			c->best = k;
 		}
-		if (r > c->sider && r > c->cr - SIDE_LOSS && !climbed(g, k)) {
+		if (r > c->sider && r > c->cr - SIDE_LOSS &&
+		    !dojo_node_set_has(&g->climbed, k)) {
 			c->sider = r;
 			c->side = k;
 		}
@@ -259,7 +236,7 @@ greedy_step(void *self, dojo_env *env)
 
 	if (dojo_env_spent(env) || g->idle > 1000)
 		return 1;
-	if (mark(g, g->cur) < 0)
+	if (dojo_node_set_add(&g->climbed, g->cur) < 0)
 		return -1;
 	c.n = dojo_env_expand(env, g->cur, &actions, &children);
 	if (c.n < 0)
@@ -326,7 +303,7 @@ greedy_free(void *self)
 	for (i = 0; i < g->ngains; i++)
 		free(g->gains[i].action);
 	free(g->gains);
-	free(g->climbed);
+	dojo_node_set_release(&g->climbed);
 	free(g);
 }
 

@@ -481,17 +481,9 @@ dojo_encoder_state(dojo_encoder *enc, dojo_program *prog, const char *id)
 static void
 action_features(float *v, const struct dojo_action *a)
 {
-	char text[256];
-	size_t n;
-	int m, i;
+	int m = dojo_action_move_index(a), i;
 
 	memset(v, 0, DOJO_ENCODE_ACTION_DIM * sizeof *v);
-	dojo_action_format(text, sizeof text, a);
-	n = strcspn(text, " ");
-	for (m = 0; m < dojo_moves_count(); m++)
-		if (strlen(dojo_move_name(m)) == n &&
-		    strncmp(dojo_move_name(m), text, n) == 0)
-			break;
 	v[m < N_MOVES ? m : N_MOVES - 1] = 1;
 	i = N_MOVES;
 	v[i++] = (float)a->npath / 4;

@@ -2,7 +2,7 @@
  * restarts near the best state
  *
  * A climb measures the children of the current state in a seeded random
- * order, BATCH at a time (each batch compiled ahead, --jobs at a time),
+ * order, a batch at a time (each batch compiled ahead, --jobs at a time),
  * and goes to the best child measured as soon as a batch has one that
  * beats the current state by more than 1%.
  *
@@ -14,12 +14,16 @@
  * state.  A kernel has tens to hundreds of children: this is what lets a
  * budget of a few hundred measurements climb more than a few steps.
  *
- * When no child beats the current state, the climb may go sideways: to
- * the best child not yet climbed from that is at most 3% slower, at most
- * SIDEWAYS times in a row (a move that pays only with the next one, such
- * as a fission before a swap, is not faster by itself).  Then it
- * restarts: a random walk of 1 to 2 steps from the best state found so
- * far, or, every third restart, of 1 to "depth" steps from the start.
+ * When no child beats the current state, the climb may go sideways, at
+ * most SIDEWAYS times in a row, to a child not yet climbed from that is
+ * at most 3% slower: a move that pays only with the next one, such as a
+ * fission before a swap, is not faster by itself.  What such a move does
+ * is enable other moves, so the sideways child is the one with the most
+ * new legal moves (actions whose text its parent did not have; the best
+ * measured among equals), and a climb measures the moves that its state's
+ * last move enabled before the others.  Then it restarts: a random walk
+ * of 1 to 2 steps from the best state found so far, or, every third
+ * restart, of 1 to "depth" steps from the start.
  */
 #include "config.h"
 #include "agent.h"
@@ -31,7 +35,9 @@
 #define MIN_GAIN 0.00995033085	/* log(1.01) */
 #define SIDE_LOSS 0.03045920748	/* log(1.03) */
 #define SIDEWAYS 2
-#define BATCH 32		/* children measured between decisions */
+#define BATCH 32		/* children measured between decisions, at most:
+				   a tenth of the budget, at least 8 */
+#define KINDS 64		/* moves in the table, at most */
 
 /* The last gain (reward of the child less that of its parent) measured
  * for an action, by its text. */
@@ -43,24 +49,55 @@ struct gain {
 struct greedy {
 	uint64_t rng;
 	int cur, depth;
+	int batch;			/* children measured between decisions */
 	int idle;			/* steps that measured nothing */
 	int sideways;			/* sideways moves in a row */
 	int restarts;
 	struct dojo_node_set climbed;	/* the nodes climbed from */
 	struct gain *gains;
 	int ngains, capgains;
+	/* by move: children measured, and how many beat their parent */
+	int tried[KINDS], gained[KINDS];
 };
+
+/* The share of a move's children measured that beat their parent, with
+ * one success and one failure assumed before any (a move never tried
+ * comes at 1/2, between those that pay and those that do not). */
+static double
+kind_rate(const struct greedy *g, const struct dojo_action *a)
+{
+	int m = dojo_action_move_index(a);
+
+	if (m >= KINDS)
+		return 0.5;
+	return (g->gained[m] + 1.0) / (g->tried[m] + 2.0);
+}
+
+static void
+kind_count(struct greedy *g, const struct dojo_action *a, bool gain)
+{
+	int m = dojo_action_move_index(a);
+
+	if (m < KINDS) {
+		g->tried[m]++;
+		g->gained[m] += gain;
+	}
+}
 
 static void *
 greedy_new(dojo_env *env, const struct dojo_agent_options *opt)
 {
 	struct greedy *g = calloc(1, sizeof *g);
 
-	(void)env;
 	if (!g) {
 		dojo_error_set("out of memory");
 		return NULL;
 	}
+	g->batch = dojo_env_budget(env) / 10;
+	if (g->batch > BATCH || dojo_env_budget(env) == 0)
+		g->batch = BATCH;
+	if (g->batch < 8)
+		g->batch = 8;
 	g->rng = opt->seed;
 	g->depth = opt->depth > 0 ? opt->depth : 8;
 	return g;
@@ -100,6 +137,91 @@ set_gain(struct greedy *g, const char *action, double gain)
 	}
 	k->gain = gain;
 	return 0;
+}
+
+/* The texts of the legal actions of a node, sorted, to ask whether an
+ * action is new in a child. */
+struct texts {
+	char **s;
+	int n;
+};
+
+static int
+compare_text(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void
+texts_release(struct texts *t)
+{
+	int i;
+
+	for (i = 0; i < t->n; i++)
+		free(t->s[i]);
+	free(t->s);
+	t->s = NULL;
+	t->n = 0;
+}
+
+/* The texts of the actions of "node"; none for -1.  0 or -1. */
+static int
+texts_of(dojo_env *env, int node, struct texts *t)
+{
+	const struct dojo_action *actions;
+	const int *children;
+	char text[256];
+	int n, i;
+
+	t->s = NULL;
+	t->n = 0;
+	if (node < 0)
+		return 0;
+	n = dojo_env_expand(env, node, &actions, &children);
+	if (n < 0)
+		return -1;
+	t->s = calloc(n ? n : 1, sizeof *t->s);
+	if (!t->s)
+		return dojo_error_set("out of memory");
+	for (i = 0; i < n; i++) {
+		dojo_action_format(text, sizeof text, &actions[i]);
+		t->s[i] = strdup(text);
+		if (!t->s[i]) {
+			texts_release(t);
+			return dojo_error_set("out of memory");
+		}
+		t->n++;
+	}
+	qsort(t->s, t->n, sizeof *t->s, compare_text);
+	return 0;
+}
+
+static bool
+texts_have(const struct texts *t, const char *text)
+{
+	return t->n > 0 && bsearch(&text, t->s, t->n, sizeof *t->s,
+	    compare_text) != NULL;
+}
+
+/* How many legal actions of "node" its parent "parent" (texts "pt") did
+ * not have: the moves that the move to "node" enabled.  -1 on error. */
+static int
+enabled(dojo_env *env, int node, const struct texts *pt)
+{
+	const struct dojo_action *actions;
+	const int *children;
+	char text[256];
+	int n, i, count = 0;
+
+	n = dojo_env_expand(env, node, &actions, &children);
+	if (n < 0)
+		return -1;
+	for (i = 0; i < n; i++) {
+		dojo_action_format(text, sizeof text, &actions[i]);
+		if (!texts_have(pt, text))
+			count++;
+	}
+	return count;
 }
 
 /* A random walk of 1 to "steps" steps from "from"; its end is
@@ -143,12 +265,12 @@ struct climb {
 	double *known;			/* by index: the last gain of its
 					   action, or -INFINITY */
 	int n, promising;		/* order[0 .. promising - 1] gained */
-	int best, side;			/* nodes, -1: none */
-	double cr, bestr, sider;
+	int best;			/* node, -1: none */
+	double cr, bestr;
 };
 
 /* Measure the children order[from .. to - 1] (compiled ahead), keeping
- * the best and the sideways candidate; their gains remembered.  0, 1
+ * the best; their gains remembered.  0, 1
  * (budget spent) or -1. */
 static int
 measure_children(struct greedy *g, dojo_env *env, struct climb *c,
@@ -177,52 +299,117 @@ measure_children(struct greedy *g, dojo_env *env, struct climb *c,
 		if (set_gain(g, text, dojo_env_failed(env, k) ? -INFINITY :
 		    r - c->cr) < 0)
 			return -1;
+		kind_count(g, &actions[c->order[i]],
+		    !dojo_env_failed(env, k) && r > c->cr + MIN_GAIN);
 		if (dojo_env_failed(env, k))
 			continue;
 		if (r > c->bestr) {
 			c->bestr = r;
 			c->best = k;
 		}
-		if (r > c->sider && r > c->cr - SIDE_LOSS &&
-		    !dojo_node_set_has(&g->climbed, k)) {
-			c->sider = r;
-			c->side = k;
-		}
 	}
 	return rc;
 }
 
+/* Sort order[from .. to - 1] by the rate of their moves, highest first,
+ * keeping the order of equals. */
+static void
+sort_by_rate(struct greedy *g, struct climb *c,
+    const struct dojo_action *actions, int from, int to)
+{
+	int i, j, x;
+	double r;
+
+	for (i = from + 1; i < to; i++) {
+		x = c->order[i];
+		r = kind_rate(g, &actions[x]);
+		for (j = i; j > from &&
+		    kind_rate(g, &actions[c->order[j - 1]]) < r; j--)
+			c->order[j] = c->order[j - 1];
+		c->order[j] = x;
+	}
+}
+
 /* The children by actions that gained before first, best gain first;
- * the others in a seeded random order. */
+ * then those by actions that the last move enabled (not legal at the
+ * parent "prev"); then the others.  Those two groups are in a seeded
+ * random order, sorted by how often their move gained (kind_rate). */
 static int
 order_children(struct greedy *g, struct climb *c,
-    const struct dojo_action *actions)
+    const struct dojo_action *actions, const struct texts *prev)
 {
 	char text[256];
 	struct gain *k;
-	int i, j, x;
+	int i, j, x, fresh;
 
 	for (i = 0; i < c->n; i++)
 		c->order[i] = i;
 	dojo_agent_shuffle(c->order, c->n, &g->rng);
 	c->promising = 0;
+	fresh = 0;
 	for (i = 0; i < c->n; i++) {
-		dojo_action_format(text, sizeof text, &actions[c->order[i]]);
-		k = find_gain(g, text);
-		c->known[c->order[i]] = k ? k->gain : -INFINITY;
-		if (c->known[c->order[i]] <= MIN_GAIN)
-			continue;
-		/* insert into the sorted prefix */
 		x = c->order[i];
-		for (j = i; j > c->promising; j--)
-			c->order[j] = c->order[j - 1];
-		for (j = c->promising; j > 0 &&
-		    c->known[c->order[j - 1]] < c->known[x]; j--)
-			c->order[j] = c->order[j - 1];
-		c->order[j] = x;
-		c->promising++;
+		dojo_action_format(text, sizeof text, &actions[x]);
+		k = find_gain(g, text);
+		c->known[x] = k ? k->gain : -INFINITY;
+		if (c->known[x] > MIN_GAIN) {
+			/* into the sorted prefix */
+			for (j = i; j > c->promising + fresh; j--)
+				c->order[j] = c->order[j - 1];
+			for (j = c->promising + fresh; j > c->promising; j--)
+				c->order[j] = c->order[j - 1];
+			for (j = c->promising; j > 0 &&
+			    c->known[c->order[j - 1]] < c->known[x]; j--)
+				c->order[j] = c->order[j - 1];
+			c->order[j] = x;
+			c->promising++;
+		} else if (prev->n > 0 && !texts_have(prev, text)) {
+			/* after the prefix and the fresh ones so far */
+			for (j = i; j > c->promising + fresh; j--)
+				c->order[j] = c->order[j - 1];
+			c->order[j] = x;
+			fresh++;
+		}
 	}
+	sort_by_rate(g, c, actions, c->promising, c->promising + fresh);
+	sort_by_rate(g, c, actions, c->promising + fresh, c->n);
 	return 0;
+}
+
+/* On a plateau: of the children measured at most SIDE_LOSS slower than
+ * the current state and never climbed from, the one that enables the
+ * most moves, the best measured among equals; -1 for none. */
+static int
+sideways_child(struct greedy *g, dojo_env *env, const struct climb *c,
+    const int *children)
+{
+	struct texts here;
+	int i, k, e, side = -1, most = -1;
+	double r, sider = -INFINITY;
+
+	if (texts_of(env, g->cur, &here) < 0)
+		return -2;
+	for (i = 0; i < c->n; i++) {
+		k = children[i];
+		if (!dojo_env_measured(env, k) || dojo_env_failed(env, k) ||
+		    dojo_node_set_has(&g->climbed, k))
+			continue;
+		r = dojo_env_reward(env, k);
+		if (r <= c->cr - SIDE_LOSS)
+			continue;
+		e = enabled(env, k, &here);
+		if (e < 0) {
+			side = -2;
+			break;
+		}
+		if (e > most || (e == most && r > sider)) {
+			most = e;
+			sider = r;
+			side = k;
+		}
+	}
+	texts_release(&here);
+	return side;
 }
 
 static int
@@ -231,44 +418,56 @@ greedy_step(void *self, dojo_env *env)
 	struct greedy *g = self;
 	const struct dojo_action *actions;
 	const int *children;
+	struct texts prev = { NULL, 0 };
 	struct climb c;
-	int used = dojo_env_used(env), rc, i;
+	int used = dojo_env_used(env), rc, i, side;
 
 	if (dojo_env_spent(env) || g->idle > 1000)
 		return 1;
 	if (dojo_node_set_add(&g->climbed, g->cur) < 0)
 		return -1;
-	c.n = dojo_env_expand(env, g->cur, &actions, &children);
-	if (c.n < 0)
+	if (texts_of(env, dojo_env_parent(env, g->cur), &prev) < 0)
 		return -1;
+	c.n = dojo_env_expand(env, g->cur, &actions, &children);
+	c.order = NULL;
+	c.known = NULL;
+	if (c.n < 0) {
+		rc = -1;
+		goto out;
+	}
 	c.order = malloc((c.n ? c.n : 1) * sizeof *c.order);
 	c.known = malloc((c.n ? c.n : 1) * sizeof *c.known);
 	if (!c.order || !c.known) {
 		rc = dojo_error_set("out of memory");
 		goto out;
 	}
-	order_children(g, &c, actions);
+	order_children(g, &c, actions, &prev);
 	c.cr = dojo_env_reward(env, g->cur);
 	c.bestr = c.cr + MIN_GAIN;
-	c.sider = -INFINITY;
-	c.best = c.side = -1;
+	c.best = -1;
 	rc = measure_children(g, env, &c, actions, children, 0, c.promising);
-	for (i = c.promising; rc == 0 && c.best < 0 && i < c.n; i += BATCH)
+	for (i = c.promising; rc == 0 && c.best < 0 && i < c.n; i += g->batch)
 		rc = measure_children(g, env, &c, actions, children, i,
-		    i + BATCH < c.n ? i + BATCH : c.n);
+		    i + g->batch < c.n ? i + g->batch : c.n);
 	if (rc < 0)
 		goto out;
 	rc = 0;
 	if (c.best >= 0) {
 		g->cur = c.best;
 		g->sideways = 0;
-	} else if (c.side >= 0 && g->sideways < SIDEWAYS) {
-		g->cur = c.side;
+	} else if (g->sideways < SIDEWAYS &&
+	    (side = sideways_child(g, env, &c, children)) != -1) {
+		if (side < -1) {
+			rc = -1;
+			goto out;
+		}
+		g->cur = side;
 		g->sideways++;
 	} else if (!dojo_env_spent(env))
 		rc = restart(g, env);
 	g->idle = dojo_env_used(env) > used ? 0 : g->idle + 1;
 out:
+	texts_release(&prev);
 	free(c.order);
 	free(c.known);
 	return rc < 0 ? -1 : 0;

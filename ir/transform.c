@@ -2634,6 +2634,12 @@ dojo_move_name(int i)
 	return moves[i].name;
 }
 
+int
+dojo_action_move_index(const struct dojo_action *a)
+{
+	return (int)(a->move - moves);
+}
+
 const char *
 dojo_move_synopsis(int i)
 {

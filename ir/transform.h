@@ -27,6 +27,8 @@ struct dojo_action {
 /* The moves, in the order of the action set. */
 int dojo_moves_count(void);
 const char *dojo_move_name(int i);
+/* The index of an action's move in the table (0 .. count - 1). */
+int dojo_action_move_index(const struct dojo_action *a);
 const char *dojo_move_synopsis(int i);	/* "split S f" */
 const char *dojo_move_help(int i);
 

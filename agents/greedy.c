@@ -11,8 +11,10 @@
  * every action it measured, by its text.  A climb measures first the
  * children by actions that gained before, best first, as its first
  * batch; the others follow only when none of those beats the current
- * state.  A kernel has tens to hundreds of children: this is what lets a
- * budget of a few hundred measurements climb more than a few steps.
+ * state, those by moves of the kinds (split, cache, pack, ...) that
+ * gained more often first.  A kernel has tens to hundreds of children:
+ * this is what lets a budget of a few hundred measurements climb more
+ * than a few steps.
  *
  * When no child beats the current state, the climb may go sideways, at
  * most SIDEWAYS times in a row, to a child not yet climbed from that is

@@ -310,8 +310,8 @@ named_call_in_guile(void *data)
 		return NULL;
 	}
 	v = c.value;
-	if (!r->n.prog) {
-		/* a list of names */
+	if (!r->n.prog || strcmp(r->n.proc, "move-actions") == 0) {
+		/* a list of names or actions */
 		n = scm_to_size_t(scm_length(v));
 		if (!(r->names = calloc(n + 1, sizeof *r->names)))
 			return NULL;
@@ -362,6 +362,15 @@ dojo_guile_apply_move(dojo_program *prog, const char *name)
 
 	scm_with_guile(named_call_in_guile, &r);
 	return r.prog;
+}
+
+char **
+dojo_guile_move_actions(dojo_program *prog, const char *name)
+{
+	struct named_result r = { { "move-actions", prog, name } };
+
+	scm_with_guile(named_call_in_guile, &r);
+	return r.names;
 }
 
 char *

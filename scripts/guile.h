@@ -46,6 +46,12 @@ void dojo_guile_names_free(char **names);
  * set. */
 __dojo_give dojo_program *dojo_guile_apply_move(__dojo_keep dojo_program *prog,
     const char *name);
+/* The legal actions that the Scheme move "name" takes from "prog", in
+ * order (the apply-action steps that reach its program): a
+ * NULL-terminated array to free with dojo_guile_names_free, or NULL with
+ * the last error set, also when its program is not reached that way. */
+char **dojo_guile_move_actions(__dojo_keep dojo_program *prog,
+    const char *name);
 /* The action (malloc'ed) that the Scheme agent "name" chooses in "prog",
  * or NULL with the last error set ("" set when the agent stops). */
 char *dojo_guile_agent_choose(__dojo_keep dojo_program *prog,

@@ -48,6 +48,7 @@
             define-move
             lookup-move
             apply-move
+            move-actions
             registered-moves
             define-agent
             lookup-agent
@@ -103,8 +104,16 @@
 (define* (legal-actions p #:optional (address #f) #:key (target "c"))
   (%legal-actions p address target))
 
+;; While move-actions runs a move: the steps that apply-action took,
+;; newest first, each (FROM-ID ACTION TO-ID); #f otherwise.
+(define %move-steps #f)
+
 (define* (apply-action p action #:key (target "c"))
-  (%apply-action p action target))
+  (let ((q (%apply-action p action target)))
+    (when %move-steps
+      (set! %move-steps
+            (cons (list (program-id p) action (program-id q)) %move-steps)))
+    q))
 
 ;; P after each action of ACTIONS in turn.
 (define* (apply-actions p actions #:key (target "c"))
@@ -283,6 +292,41 @@
         (perfdojo-error (simple-format #f "move '~A' returned ~S, not a program"
                                        name q)))
       q)))
+
+;; The actions of STEPS (newest first) that lead from the state FROM to
+;; the state TO, in order, or #f when none do.  Each state is reached by
+;; the oldest step that reached it, so that a detour is left out.
+(define (steps-path steps from to)
+  (define (oldest-to id l)             ; the tail at the oldest step to ID
+    (let loop ((l l) (found #f))
+      (cond ((null? l) found)
+            ((equal? (caddr (car l)) id) (loop (cdr l) l))
+            (else (loop (cdr l) found)))))
+  (let loop ((id to) (steps steps) (path '()))
+    (if (equal? id from)
+        path
+        (let ((rest (oldest-to id steps)))
+          (and rest
+               (loop (car (car rest)) (cdr rest)
+                     (cons (cadr (car rest)) path)))))))
+
+;; The legal actions that the move NAME takes from P, in order: the
+;; apply-action steps that lead from P to the program it returns.  A
+;; move whose program is not reached that way is an error.
+(define (move-actions p name . args)
+  (let* ((outer %move-steps)
+         (steps '())
+         (q (dynamic-wind
+              (lambda () (set! %move-steps '()))
+              (lambda () (apply apply-move p name args))
+              (lambda ()
+                ;; a move inside a move: its steps are the outer one's too
+                (set! steps %move-steps)
+                (set! %move-steps (and outer (append steps outer)))))))
+    (or (steps-path steps (program-id p) (program-id q))
+        (perfdojo-error
+         (simple-format #f "move '~A': its program is not reached from the state by legal moves (apply-action)"
+                        name)))))
 
 (define (registered-moves)
   (sort (hash-map->list (lambda (k v) k) %moves) string<?))

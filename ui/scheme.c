@@ -86,8 +86,8 @@ void
 ex_scheme_move(struct explorer *ex, const char *name)
 {
 	struct dojo_session_step st;
-	dojo_program *next;
-	char action[128];
+	char **actions;
+	int n;
 
 	if (!*name) {
 		char **names = dojo_guile_registered("move"), **p;
@@ -103,25 +103,35 @@ ex_scheme_move(struct explorer *ex, const char *name)
 		return;
 	}
 	ex->guile_started = true;
-	next = dojo_guile_apply_move(ex->prog, name);
-	if (!next) {
+	actions = dojo_guile_move_actions(ex->prog, name);
+	if (!actions) {
 		ex_message(ex, true, "%s", dojo_error_last());
 		return;
 	}
-	/* a composite move: recorded under its name */
-	snprintf(action, sizeof action, "scheme %s", name);
-	if (dojo_session_step(ex->session, action, next, NULL, &st) < 0) {
-		dojo_program_free(next);
-		ex_message(ex, true, "%s", dojo_error_last());
+	/* each of its moves a step of the session, checked again here */
+	for (n = 0; actions[n]; n++)
+		if (dojo_session_apply(ex->session, actions[n], ex->target,
+		    &st) < 0)
+			break;
+	if (actions[n]) {
+		ex_message(ex, true, "move %s: %s: %s", name, actions[n],
+		    dojo_error_last());
+		dojo_guile_names_free(actions);
+		ex_reload(ex);
 		return;
 	}
-	dojo_program_free(next);
+	dojo_guile_names_free(actions);
+	if (n == 0) {
+		ex_message(ex, false, "move %s: no change", name);
+		return;
+	}
 	if (ex_reload(ex) < 0) {
 		ex_message(ex, true, "%s", dojo_error_last());
 		return;
 	}
-	ex_message(ex, false, "%s: %.7s%s", action, st.commit,
-	    st.existing ? " (reached before)" : "");
+	ex_message(ex, false, "move %s: %d move%s, %.7s%s", name, n,
+	    n == 1 ? "" : "s", st.commit, st.existing ?
+	    " (reached before)" : "");
 }
 
 bool

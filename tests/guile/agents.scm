@@ -40,6 +40,33 @@
 (test-equal "define-move again replaces the move" (program-id matmul)
   (program-id (apply-move matmul "broken")))
 
+;; the legal moves a move takes
+(test-equal "move-actions: the steps from the state to the result"
+  '("fission 0.0 1" "fission 0 1") (move-actions matmul "fission-all"))
+(test-equal "move-actions passes its arguments"
+  '("split 0 8") (move-actions matmul 'split-by "0" 8))
+(test-equal "move-actions of a move that changes nothing" '()
+  (move-actions matmul "broken"))
+;; a search inside a move: tries two splits, keeps the first
+(define-move "try-two"
+  (lambda (p)
+    (let ((a (apply-action p "split 0 4")))
+      (apply-action p "split 0 8")
+      (apply-action a "split 0.0 2"))))
+(test-equal "steps that do not lead to the result are left out"
+  '("split 0 4" "split 0.0 2") (move-actions matmul "try-two"))
+(define-move "round-trip"
+  (lambda (p) (apply-actions p '("swap 0" "swap 0" "split 0 2"))))
+(test-equal "a detour back to a state is left out"
+  '("split 0 2") (move-actions matmul "round-trip"))
+(define-move "forged"
+  (lambda (p) (parse-program "x f32 [2] heap out\n2 | x[{0}] = 1\n")))
+(test-equal "a program that legal moves do not reach is refused"
+  '("move 'forged': its program is not reached from the state by legal moves (apply-action)")
+  (thrown 'perfdojo-error (lambda () (move-actions matmul "forged"))))
+(test-equal "after a move, apply-action notes nothing"
+  '("split 0 2") (move-actions matmul "round-trip"))
+
 ;; agents
 (test-equal "no agents at first" '() (registered-agents))
 ;; the first swap if any, else the first action

@@ -100,6 +100,8 @@ mkdir -p "$tmp/cfg/perfdojo"
 cat > "$tmp/cfg/perfdojo/init.scm" <<'EOF'
 (use-modules (perfdojo))
 (define-move "split2" (lambda (p) (apply-action p "split 0.0 2")))
+(define-move "forge" (lambda (p) (parse-program "x f32 [4] heap out\n4 | x[{0}] = 0\n")))
+(define-move "wander" (lambda (p) (apply-actions p '("swap 0.0" "swap 0.0" "swap 0.0"))))
 (bind-key "x" "apply swap 0")
 (bind-key "y" (lambda (p) (string-append "apply " (car (legal-actions p "0")))))
 EOF
@@ -111,6 +113,9 @@ dump $tmp/i1
 type :move split2
 key Enter
 dump $tmp/i2
+type :move forge
+key Enter
+dump $tmp/i6
 key x
 dump $tmp/i3
 type :scheme (session-step! (explorer-session) "parallelize 0") (program-id explorer-program)
@@ -119,6 +124,9 @@ dump $tmp/i4
 type :scheme (car 1)
 key Enter
 dump $tmp/i5
+type :move wander
+key Enter
+dump $tmp/i7
 key q
 EOF
 cp "$top_srcdir/tests/ref/bias_relu.dojo" "$tmp/s.dojo"
@@ -128,16 +136,25 @@ grep -q "^loaded $tmp/cfg/perfdojo/init.scm" "$tmp/i0"
 ok $? "the init file is loaded"
 grep -q "^|hello" "$tmp/i1" && grep -q "^=> 3" "$tmp/i1"
 ok $? ":scheme shows the output and the value"
-grep -q "^scheme split2: [0-9a-f]\{7\}" "$tmp/i2"
+grep -q "^move split2: 1 move, [0-9a-f]\{7\}" "$tmp/i2"
 ok $? ":move takes a move defined in Scheme, recorded in the session"
+grep -q "^move 'forge': its program is not reached from the state by legal moves" "$tmp/i6"
+ok $? ":move refuses a program that legal moves do not reach"
 grep -q "^swap 0: " "$tmp/i3"
 ok $? "a key bound in Scheme runs its command"
 grep -q "parallelize 0" "$tmp/i4" && grep -q "^=> \"" "$tmp/i4"
 ok $? "Scheme steps the explorer's session, which the explorer shows"
 grep -q "^car: Wrong type" "$tmp/i5"
 ok $? "a Scheme error is a message, and the explorer goes on"
-same "scheme split2" "$(git -C "$tmp/s.dojo.session" log --format=%s -1 HEAD~2)" \
-    "the Scheme move is a commit of the session"
+same "split 0.0 2" "$(git -C "$tmp/s.dojo.session" log --format=%s -1 HEAD~3)" \
+    "the Scheme move's legal move is a commit of the session"
+grep -q "^move wander: 1 move, " "$tmp/i7"
+ok $? "a Scheme move that comes back to a state counts its moves once"
+same "swap 0.0" "$(git -C "$tmp/s.dojo.session" log --format=%s -1 HEAD)" \
+    "a Scheme move's detour is left out"
+"$PERFDOJO" replay HEAD "$tmp/s.dojo" --session "$tmp/s.dojo.session" \
+    > "$tmp/rp" 2>&1
+ok $? "a session with Scheme moves replays"
 
 # an agent plays from the current state, live in the history pane
 cp "$top_srcdir/tests/ref/bias_relu.dojo" "$tmp/a.dojo"

@@ -102,6 +102,7 @@ test_scheme_move(void)
 {
 	dojo_program *p = dojo_program_parse("m.dojo", matmul, strlen(matmul));
 	dojo_program *q, *r, *want;
+	char **names;
 
 	CHECK(p);
 	q = dojo_program_apply_text(p, "fission 0.0 1", "c");
@@ -114,6 +115,24 @@ test_scheme_move(void)
 	dojo_program_free(r);
 	CHECK(!dojo_guile_apply_move(p, "missing"));
 	CHECK_STR("unknown move 'missing'", dojo_error_last());
+
+	/* the legal moves a Scheme move takes, for the session */
+	names = dojo_guile_move_actions(p, "fission-all");
+	CHECK(names && names[0] && names[1] && !names[2]);
+	if (names && names[0] && names[1]) {
+		CHECK_STR("fission 0.0 1", names[0]);
+		CHECK_STR("fission 0 1", names[1]);
+	}
+	dojo_guile_names_free(names);
+	names = dojo_guile_move_actions(p, "nothing");
+	CHECK(names && !names[0]);
+	dojo_guile_names_free(names);
+	CHECK_STR("#<unspecified>", eval("(define-move 'forged (lambda (p) "
+	    "(parse-program \"x f32 [2] heap out\\n2 | x[{0}] = 1\\n\"))) "
+	    "*unspecified*"));
+	CHECK(!dojo_guile_move_actions(p, "forged"));
+	CHECK(strstr(dojo_error_last(), "move 'forged': its program is not "
+	    "reached from the state by legal moves") != NULL);
 	dojo_program_free(want);
 	dojo_program_free(q);
 	dojo_program_free(p);

@@ -8,6 +8,7 @@
 #include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <math.h>
 #include <stdio.h>
@@ -117,16 +118,43 @@ compiler(const char **cc, const char **flags,
 }
 
 /* The shell command that compiles "src" into "so", its complaints into
- * "err". */
+ * "err"; the run's time limit bounds the compiler too (a kernel unrolled
+ * into megabytes of C can keep it busy for many minutes). */
 static void
 compile_command(char *out, size_t len, const char *src, const char *so,
     const char *err, const struct dojo_run_options *opt)
 {
 	const char *cc, *flags;
+	char limit[64] = "";
 
 	compiler(&cc, &flags, opt);
-	snprintf(out, len, "%s %s -fPIC -shared -o '%s' '%s' -lm 2> '%s'", cc,
-	    flags, so, src, err);
+	if (opt && opt->timeout > 0)
+		snprintf(limit, sizeof limit, "timeout -k 2 %.0f ",
+		    opt->timeout + 0.499);
+	snprintf(out, len, "%s%s %s -fPIC -shared -o '%s' '%s' -lm 2> '%s'",
+	    limit, cc, flags, so, src, err);
+}
+
+/* Whether the status "st" of a compile command says that the time limit
+ * stopped it (timeout's statuses). */
+static bool
+compile_timed_out(int st, const struct dojo_run_options *opt)
+{
+	return opt && opt->timeout > 0 && WIFEXITED(st) &&
+	    (WEXITSTATUS(st) == 124 || WEXITSTATUS(st) == 137);
+}
+
+static void
+compile_timeout_result(struct dojo_run_result *res,
+    const struct dojo_run_options *opt)
+{
+	const char *cc, *flags;
+
+	compiler(&cc, &flags, opt);
+	res->outcome = DOJO_OUTCOME_TIMEOUT;
+	snprintf(res->message, sizeof res->message,
+	    "%s ran past the time limit (%.0f s) compiling the kernel", cc,
+	    opt->timeout + 0.499);
 }
 
 /*
@@ -201,7 +229,9 @@ dojo_c_prepare(dojo_program *const *progs, int n, int jobs,
 		prepared_key(key, sb.s, opt);
 		snprintf(so, sizeof so, "%s/%s.so", prepared_dir, key);
 		snprintf(src, sizeof src, "%s/%s.c", prepared_dir, key);
-		if (access(so, F_OK) == 0 || write_file(src, sb.s) < 0) {
+		snprintf(tmp, sizeof tmp, "%s/%s.slow", prepared_dir, key);
+		if (access(so, F_OK) == 0 || access(tmp, F_OK) == 0 ||
+		    write_file(src, sb.s) < 0) {
 			dojo_strbuf_release(&sb);
 			continue;
 		}
@@ -215,8 +245,17 @@ dojo_c_prepare(dojo_program *const *progs, int n, int jobs,
 		pid = fork();
 		if (pid == 0) {
 			/* a failed compile leaves nothing: the run compiles
-			 * again and reports the compiler's words */
-			_exit(system(cmd) == 0 && rename(tmp, so) == 0 ? 0 : 1);
+			 * again and reports the compiler's words; one that
+			 * ran past the time limit leaves KEY.slow, so that
+			 * the run does not wait for it twice */
+			st = system(cmd);
+			if (compile_timed_out(st, opt)) {
+				snprintf(tmp, sizeof tmp, "%s/%s.slow",
+				    prepared_dir, key);
+				close(open(tmp, O_WRONLY | O_CREAT, 0600));
+				_exit(1);
+			}
+			_exit(st == 0 && rename(tmp, so) == 0 ? 0 : 1);
 		}
 		if (pid > 0)
 			running++;
@@ -226,16 +265,20 @@ dojo_c_prepare(dojo_program *const *progs, int n, int jobs,
 	return 0;
 }
 
-/* Move a kernel prepared for "source" to "so"; whether there was one. */
-static bool
+/* Move a kernel prepared for "source" to "so": 1 when there was one, 2
+ * when its compiler ran past the time limit, 0 otherwise. */
+static int
 take_prepared(const char *source, const char *so,
     const struct dojo_run_options *opt)
 {
 	char key[41], path[512];
 
 	if (!prepared_dir[0])
-		return false;
+		return 0;
 	prepared_key(key, source, opt);
+	snprintf(path, sizeof path, "%s/%s.slow", prepared_dir, key);
+	if (access(path, F_OK) == 0)
+		return 2;
 	snprintf(path, sizeof path, "%s/%s.so", prepared_dir, key);
 	return rename(path, so) == 0;
 }
@@ -259,6 +302,10 @@ compile(const char *dir, const struct dojo_run_options *opt,
 	st = system(cmd);
 	if (st == 0)
 		return 0;
+	if (compile_timed_out(st, opt)) {
+		compile_timeout_result(res, opt);
+		return 1;
+	}
 	res->outcome = DOJO_OUTCOME_COMPILE_ERROR;
 	snprintf(res->message, sizeof res->message, "%s failed (status %d)",
 	    cc, WIFEXITED(st) ? WEXITSTATUS(st) : -1);
@@ -302,9 +349,18 @@ dojo_c_run(dojo_program *prog, dojo_data *data,
 	if (dojo_c_emit(&sb, prog) < 0 || write_file(path, sb.s) < 0)
 		goto out_clean;
 	snprintf(path, sizeof path, "%s/k.so", dir);
-	if (!take_prepared(sb.s, path, opt) && compile(dir, opt, res) != 0) {
+	switch (take_prepared(sb.s, path, opt)) {
+	case 1:
+		break;
+	case 2:
+		compile_timeout_result(res, opt);
 		rc = 0;
 		goto out_clean;
+	default:
+		if (compile(dir, opt, res) != 0) {
+			rc = 0;
+			goto out_clean;
+		}
 	}
 	/* the kernel arguments in memory the child shares */
 	args = calloc(nb + 1, sizeof *args);

@@ -43,6 +43,18 @@ ok $? "a crash is recorded as a crash"
 ok $? "the database keeps the failed outcome"
 CC=false "$PERFDOJO" measure --json --fresh "$k" | grep -q '"outcome": "compile error"'
 ok $? "a failing compiler is a compile error outcome"
+# a compiler that does not end: the run's time limit bounds it too
+printf '#!/bin/sh\n[ "$1" = --version ] && { echo slow 1; exit 0; }\nsleep 60\n' \
+    > "$tmp/slowcc"
+chmod +x "$tmp/slowcc"
+t0=$(date +%s)
+CC=$tmp/slowcc "$PERFDOJO" measure --fresh --timeout 2 "$k" > "$tmp/slow" 2>&1
+same 1 $? "a compiler past the time limit fails the measurement"
+[ $(($(date +%s) - t0)) -lt 30 ]
+ok $? "... without waiting for the compiler"
+grep -q "timeout: $tmp/slowcc ran past the time limit (2 s) compiling the kernel" \
+    "$tmp/slow"
+ok $? "... and says so, as a timeout"
 
 # two writers at once, on one database
 m=$top_srcdir/tests/ref/matmul.dojo

@@ -154,7 +154,7 @@ compile_timeout_result(struct dojo_run_result *res,
 	res->outcome = DOJO_OUTCOME_TIMEOUT;
 	snprintf(res->message, sizeof res->message,
 	    "%s ran past the time limit (%.0f s) compiling the kernel", cc,
-	    opt->timeout + 0.499);
+	    opt ? opt->timeout + 0.499 : 0.0);
 }
 
 /*

@@ -264,8 +264,8 @@ restart(struct greedy *g, dojo_env *env)
 /* One climb's view of the children of the current state. */
 struct climb {
 	int *order;			/* child indices, in measuring order */
-	double *known;			/* by index: the last gain of its
-					   action, or -INFINITY */
+	double *known;			/* by index: the sort key of
+					   order_children */
 	int n, promising;		/* order[0 .. promising - 1] gained */
 	int best;			/* node, -1: none */
 	double cr, bestr;
@@ -313,23 +313,16 @@ measure_children(struct greedy *g, dojo_env *env, struct climb *c,
 	return rc;
 }
 
-/* Sort order[from .. to - 1] by the rate of their moves, highest first,
- * keeping the order of equals. */
-static void
-sort_by_rate(struct greedy *g, struct climb *c,
-    const struct dojo_action *actions, int from, int to)
+/* Whether child "x" comes before child "y": by group (gained before,
+ * enabled by the last move, the others), then by the last gain of its
+ * action in the first group, by the rate of gains of its move in the
+ * other two. */
+static bool
+before(const struct climb *c, const int *group, int x, int y)
 {
-	int i, j, x;
-	double r;
-
-	for (i = from + 1; i < to; i++) {
-		x = c->order[i];
-		r = kind_rate(g, &actions[x]);
-		for (j = i; j > from &&
-		    kind_rate(g, &actions[c->order[j - 1]]) < r; j--)
-			c->order[j] = c->order[j - 1];
-		c->order[j] = x;
-	}
+	if (group[x] != group[y])
+		return group[x] < group[y];
+	return c->known[x] > c->known[y];
 }
 
 /* The children by actions that gained before first, best gain first;
@@ -342,39 +335,36 @@ order_children(struct greedy *g, struct climb *c,
 {
 	char text[256];
 	struct gain *k;
-	int i, j, x, fresh;
+	int *group = malloc((c->n ? c->n : 1) * sizeof *group);
+	int i, j, x;
 
+	if (!group)
+		return dojo_error_set("out of memory");
+	c->promising = 0;
+	for (i = 0; i < c->n; i++) {
+		dojo_action_format(text, sizeof text, &actions[i]);
+		k = find_gain(g, text);
+		if (k && k->gain > MIN_GAIN) {
+			group[i] = 0;
+			c->known[i] = k->gain;
+			c->promising++;
+		} else {
+			group[i] = prev->n > 0 && !texts_have(prev, text) ?
+			    1 : 2;
+			c->known[i] = kind_rate(g, &actions[i]);
+		}
+	}
+	/* a stable sort of a seeded shuffle: equals in a random order */
 	for (i = 0; i < c->n; i++)
 		c->order[i] = i;
 	dojo_agent_shuffle(c->order, c->n, &g->rng);
-	c->promising = 0;
-	fresh = 0;
-	for (i = 0; i < c->n; i++) {
+	for (i = 1; i < c->n; i++) {
 		x = c->order[i];
-		dojo_action_format(text, sizeof text, &actions[x]);
-		k = find_gain(g, text);
-		c->known[x] = k ? k->gain : -INFINITY;
-		if (c->known[x] > MIN_GAIN) {
-			/* into the sorted prefix */
-			for (j = i; j > c->promising + fresh; j--)
-				c->order[j] = c->order[j - 1];
-			for (j = c->promising + fresh; j > c->promising; j--)
-				c->order[j] = c->order[j - 1];
-			for (j = c->promising; j > 0 &&
-			    c->known[c->order[j - 1]] < c->known[x]; j--)
-				c->order[j] = c->order[j - 1];
-			c->order[j] = x;
-			c->promising++;
-		} else if (prev->n > 0 && !texts_have(prev, text)) {
-			/* after the prefix and the fresh ones so far */
-			for (j = i; j > c->promising + fresh; j--)
-				c->order[j] = c->order[j - 1];
-			c->order[j] = x;
-			fresh++;
-		}
+		for (j = i; j > 0 && before(c, group, x, c->order[j - 1]); j--)
+			c->order[j] = c->order[j - 1];
+		c->order[j] = x;
 	}
-	sort_by_rate(g, c, actions, c->promising, c->promising + fresh);
-	sort_by_rate(g, c, actions, c->promising + fresh, c->n);
+	free(group);
 	return 0;
 }
 
@@ -433,6 +423,7 @@ greedy_step(void *self, dojo_env *env)
 	c.n = dojo_env_expand(env, g->cur, &actions, &children);
 	c.order = NULL;
 	c.known = NULL;
+	c.promising = 0;
 	if (c.n < 0) {
 		rc = -1;
 		goto out;
@@ -443,7 +434,10 @@ greedy_step(void *self, dojo_env *env)
 		rc = dojo_error_set("out of memory");
 		goto out;
 	}
-	order_children(g, &c, actions, &prev);
+	if (order_children(g, &c, actions, &prev) < 0) {
+		rc = -1;
+		goto out;
+	}
 	c.cr = dojo_env_reward(env, g->cur);
 	c.bestr = c.cr + MIN_GAIN;
 	c.best = -1;

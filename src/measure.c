@@ -3,6 +3,7 @@
 #include "measure.h"
 #include "ir/data.h"
 #include "ir/interp.h"
+#include "targets/c.h"
 
 #include <errno.h>
 #include <math.h>
@@ -40,7 +41,8 @@ first_line(char *out, size_t len, const char *cmd)
 	pclose(p);
 }
 
-/* What makes a time comparable: target, CPU, compiler and flags. */
+/* What makes a time comparable: target and its code generator, CPU,
+ * compiler and flags. */
 static void
 fingerprint(char out[41], const struct dojo_measure_options *opt)
 {
@@ -61,8 +63,8 @@ fingerprint(char out[41], const struct dojo_measure_options *opt)
 		compiler = "cc";
 	snprintf(cmd, sizeof cmd, "%s --version 2>/dev/null", compiler);
 	first_line(cc, sizeof cc, cmd);
-	snprintf(text, sizeof text, "target c\ncpu %s\ncc %s\nflags %s\n"
-	    "threads %s\n", cpu, cc, opt->run.cflags ? opt->run.cflags :
+	snprintf(text, sizeof text, "target c\ncodegen %d\ncpu %s\ncc %s\n"
+	    "flags %s\nthreads %s\n", DOJO_C_CODEGEN, cpu, cc, opt->run.cflags ? opt->run.cflags :
 	    DOJO_C_CFLAGS, getenv("OMP_NUM_THREADS") ?
 	    getenv("OMP_NUM_THREADS") : "all");
 	dojo_sha1_hex(out, "", 0, text, strlen(text));

@@ -17,6 +17,9 @@ struct emit {
 	int (*decl_path)[DOJO_MAX_DEPTH];
 	int path[DOJO_MAX_DEPTH];
 	int indent;
+	/* the body depth of a parallel scope whose heap temporaries are
+	 * allocated once a thread, around its loop: its body leaves them */
+	int thread_depth;
 	/* in a vector loop: the reductions kept in accumulators */
 	const dojo_node *acc_op[16];
 	int nacc;
@@ -251,32 +254,45 @@ emit_decl(struct emit *e, int b)
 		    dojo_buffer_name(e->prog, b), n);
 }
 
+/* Whether temporary "b" is declared in the body at "depth" of the scope at
+ * e->path; "heap": only a heap one, else only one the body declares. */
+static bool
+declared_at(struct emit *e, int b, int depth, bool heap)
+{
+	bool on_heap = dojo_buffer_loc(e->prog, b) == DOJO_HEAP;
+
+	if (dojo_buffer_role(e->prog, b) != DOJO_TEMP ||
+	    e->decl_depth[b] != depth || (depth > 0 &&
+	    memcmp(e->decl_path[b], e->path, sizeof(int) * depth) != 0))
+		return false;
+	if (heap)
+		return on_heap;
+	return !on_heap || depth != e->thread_depth;
+}
+
 static void
-emit_frees(struct emit *e, int depth)
+emit_frees(struct emit *e, int depth, bool heap)
 {
 	int b;
 
 	for (b = 0; b < dojo_program_n_buffers(e->prog); b++)
-		if (dojo_buffer_role(e->prog, b) == DOJO_TEMP &&
-		    dojo_buffer_loc(e->prog, b) == DOJO_HEAP &&
-		    e->decl_depth[b] == depth && (depth < 0 ||
-		    memcmp(e->decl_path[b], e->path, sizeof(int) * depth) == 0)) {
+		if (dojo_buffer_loc(e->prog, b) == DOJO_HEAP &&
+		    declared_at(e, b, depth, heap)) {
 			indent(e);
 			dojo_strbuf_printf(e->sb, "free(b_%s);\n",
 			    dojo_buffer_name(e->prog, b));
 		}
 }
 
-/* The declarations that belong at the start of the scope at e->path. */
+/* The declarations that belong at the start of the scope at e->path
+ * ("heap": its heap temporaries only, once a thread). */
 static void
-emit_decls(struct emit *e, int depth)
+emit_decls(struct emit *e, int depth, bool heap)
 {
 	int b;
 
 	for (b = 0; b < dojo_program_n_buffers(e->prog); b++)
-		if (dojo_buffer_role(e->prog, b) == DOJO_TEMP &&
-		    e->decl_depth[b] == depth && (depth < 0 ||
-		    memcmp(e->decl_path[b], e->path, sizeof(int) * depth) == 0))
+		if (declared_at(e, b, depth, heap))
 			emit_decl(e, b);
 }
 
@@ -304,12 +320,12 @@ emit_body(struct emit *e, dojo_node *node, int depth)
 {
 	int i;
 
-	emit_decls(e, depth + 1);
+	emit_decls(e, depth + 1, false);
 	for (i = 0; i < dojo_node_n_children(node); i++) {
 		e->path[depth + 1] = i;
 		emit_node(e, dojo_node_child(node, i), depth + 1);
 	}
-	emit_frees(e, depth + 1);
+	emit_frees(e, depth + 1, false);
 	e->indent--;
 	indent(e);
 	dojo_strbuf_puts(e->sb, "}\n");
@@ -396,6 +412,47 @@ emit_unrolled(struct emit *e, dojo_node *node, int depth)
 	}
 }
 
+static bool
+has_heap_decls(struct emit *e, int depth)
+{
+	int b;
+
+	for (b = 0; b < dojo_program_n_buffers(e->prog); b++)
+		if (declared_at(e, b, depth, true))
+			return true;
+	return false;
+}
+
+/* A parallel scope with heap temporaries private to its iterations: each
+ * thread allocates them once, in a parallel region around the loop, and
+ * its iterations reuse them (each iteration writes an element before it
+ * reads it, so no value passes between them). */
+static void
+emit_parallel_region(struct emit *e, dojo_node *node, int depth)
+{
+	int saved = e->thread_depth;
+
+	indent(e);
+	dojo_strbuf_puts(e->sb, "#pragma omp parallel\n");
+	indent(e);
+	dojo_strbuf_puts(e->sb, "{\n");
+	e->indent++;
+	emit_decls(e, depth + 1, true);
+	indent(e);
+	dojo_strbuf_puts(e->sb, "#pragma omp for\n");
+	indent(e);
+	dojo_strbuf_printf(e->sb, "for (int64_t i%d = 0; i%d < %" PRId64
+	    "; i%d++) {\n", depth, depth, dojo_node_size(node), depth);
+	e->indent++;
+	e->thread_depth = depth + 1;
+	emit_body(e, node, depth);
+	e->thread_depth = saved;
+	emit_frees(e, depth + 1, true);
+	e->indent--;
+	indent(e);
+	dojo_strbuf_puts(e->sb, "}\n");
+}
+
 static void
 emit_node(struct emit *e, dojo_node *node, int depth)
 {
@@ -406,7 +463,10 @@ emit_node(struct emit *e, dojo_node *node, int depth)
 		return;
 	}
 	flag = dojo_node_flag(node);
-	if (flag == 'p') {
+	if (flag == 'p' && has_heap_decls(e, depth + 1)) {
+		emit_parallel_region(e, node, depth);
+		return;
+	} else if (flag == 'p') {
 		indent(e);
 		dojo_strbuf_puts(e->sb, "#pragma omp parallel for\n");
 	} else if (flag == 'v' && !carries(e, depth, false)) {
@@ -565,6 +625,7 @@ dojo_c_emit(struct dojo_strbuf *out, dojo_program *prog)
 	int b, i, arg = 0, nbuf = dojo_program_n_buffers(prog);
 
 	memset(&e, 0, sizeof e);
+	e.thread_depth = -2;
 	e.sb = out;
 	e.prog = prog;
 	e.deps = dojo_deps_new(prog);
@@ -588,12 +649,12 @@ dojo_c_emit(struct dojo_strbuf *out, dojo_program *prog)
 		    ctypes[dojo_buffer_dtype(prog, b)], dojo_buffer_name(prog, b),
 		    arg++);
 	}
-	emit_decls(&e, -1);
+	emit_decls(&e, -1, false);
 	for (i = 0; i < dojo_program_n_children(prog); i++) {
 		e.path[0] = i;
 		emit_node(&e, dojo_program_child(prog, i), 0);
 	}
-	emit_frees(&e, -1);
+	emit_frees(&e, -1, false);
 	dojo_strbuf_puts(out, "}\n");
 	dojo_deps_free(e.deps);
 	free(e.decl_depth);

@@ -10,9 +10,15 @@
  * their declarations, each a C array of its element type. */
 #define DOJO_C_KERNEL "dojo_kernel"
 
+/* The version of the code this target generates, part of a measurement's
+ * fingerprint: raise it when a change can change the speed of the code of
+ * a state, so that times of the old code are not reused.  2: heap
+ * temporaries private to a parallel loop allocated once a thread. */
+#define DOJO_C_CODEGEN 2
+
 /* Append to "out" the C translation of "prog".  0 or -1 with the last
  * error set.  Flags: p is an OpenMP parallel loop (temporaries private to
- * it declared inside), v an OpenMP simd loop, u an unroll pragma; the GPU
+ * it declared inside; the heap ones once a thread), v an OpenMP simd loop, u an unroll pragma; the GPU
  * flags run sequentially on the CPU. */
 int dojo_c_emit(struct dojo_strbuf *out, dojo_program *prog);
 

@@ -38,9 +38,32 @@ ok $? "the blocked, parallel 512 matmul computes what the naive one computes"
 # the code itself: OpenMP loops, a private panel, a vector loop
 "$PERFDOJO" emit "$tmp/mmb.dojo" > "$tmp/mmb.c"
 grep -q '#pragma omp parallel for' "$tmp/mmb.c" &&
-    grep -q 'float \*restrict b_B_p = calloc(8192' "$tmp/mmb.c" &&
     grep -q '#pragma omp simd' "$tmp/mmb.c"
-ok $? "emit: parallel loops, the packed panel allocated per thread, simd loops"
+ok $? "emit: parallel loops, simd loops"
+# the panel: allocated once a thread, in a parallel region, before the
+# loop whose iterations reuse it, and freed after it
+awk '/#pragma omp parallel$/ { p = NR } /b_B_p = calloc\(8192/ && NR == p + 2 { c = NR }
+    /#pragma omp for$/ && c && NR == c + 1 { f = NR }
+    /free\(b_B_p\)/ { if (f) ok = 1 } END { exit !ok }' "$tmp/mmb.c"
+ok $? "emit: the packed panel allocated once a thread, not once an iteration"
+
+# a temporary of a parallel loop's iterations, the whole array in size:
+# once a thread too, and the values are the interpreter's
+cat > "$tmp/tp.dojo" << 'EOF2'
+x f32 [64, 48] heap in
+y f32 [64, 48] heap out
+v f32 [64, 48] heap
+64:p | 48 | v[{0}, {1}] = x[{0}, {1}] * 3
+     | 48 | y[{0}, {1}] = v[{0}, {1}] + v[{0}, 47 - {1}]
+EOF2
+"$PERFDOJO" emit "$tmp/tp.dojo" > "$tmp/tp.c" 2>&1
+[ "$(grep -c 'calloc(3072' "$tmp/tp.c")" = 1 ] &&
+    grep -A1 'b_v = calloc' "$tmp/tp.c" | grep -q '#pragma omp for'
+ok $? "emit: a parallel loop's private heap temporary, once a thread"
+"$PERFDOJO" run "$tmp/tp.dojo" > "$tmp/interp" 2>&1
+"$PERFDOJO" run --target c "$tmp/tp.dojo" > "$tmp/c" 2>&1
+cmp -s "$tmp/interp" "$tmp/c"
+ok $? "and the C target agrees with the interpreter"
 
 # outcomes
 m=$top_srcdir/tests/ref/matmul.dojo

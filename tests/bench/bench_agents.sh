@@ -13,7 +13,8 @@
 # (a state is measured once, so every agent sees the same time for it);
 # PERFDOJO_DB chooses it.  BENCH_JOBS (default 2) compilers at once
 # (tune --jobs); timed runs never overlap.  BENCH_RAW=FILE appends one
-# line per run: kernel agent seed speedup seconds moves.
+# line per run: kernel agent seed speedup seconds moves.  BENCH_AGENTS
+# chooses the agents (default: random greedy beam maxq).
 set -u
 perfdojo=${1:?usage: bench_agents.sh PERFDOJO [BUDGET] [KERNELS...]}
 budget=${2:-30}
@@ -25,7 +26,7 @@ PERFDOJO_DB=${PERFDOJO_DB:-$tmp/m.db}
 export PERFDOJO_DB
 jobs=${BENCH_JOBS:-2}
 raw=${BENCH_RAW:-/dev/null}
-agents="random greedy beam maxq"
+agents=${BENCH_AGENTS:-random greedy beam maxq}
 printf '%-16s' "kernel (budget $budget)"
 for a in $agents; do printf ' %8s' "$a"; done
 printf ' %8s %8s %9s\n' best/rnd hand best/hand

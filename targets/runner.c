@@ -196,6 +196,13 @@ prepared_key(char out[41], const char *source,
 	    strlen(source));
 }
 
+/* The path of the prepared file KEY.EXT. */
+static void
+prepared_path(char *out, size_t n, const char *key, const char *ext)
+{
+	snprintf(out, n, "%s/%s.%s", prepared_dir, key, ext);
+}
+
 int
 dojo_c_prepare(dojo_program *const *progs, int n, int jobs,
     const struct dojo_run_options *opt)
@@ -227,9 +234,9 @@ dojo_c_prepare(dojo_program *const *progs, int n, int jobs,
 			continue;	/* dojo_c_run says why */
 		}
 		prepared_key(key, sb.s, opt);
-		snprintf(so, sizeof so, "%s/%s.so", prepared_dir, key);
-		snprintf(src, sizeof src, "%s/%s.c", prepared_dir, key);
-		snprintf(tmp, sizeof tmp, "%s/%s.slow", prepared_dir, key);
+		prepared_path(so, sizeof so, key, "so");
+		prepared_path(src, sizeof src, key, "c");
+		prepared_path(tmp, sizeof tmp, key, "slow");
 		if (access(so, F_OK) == 0 || access(tmp, F_OK) == 0 ||
 		    write_file(src, sb.s) < 0) {
 			dojo_strbuf_release(&sb);
@@ -240,7 +247,7 @@ dojo_c_prepare(dojo_program *const *progs, int n, int jobs,
 		while (running >= jobs && wait(&st) > 0)
 			running--;
 		snprintf(tmp, sizeof tmp, "%s.tmp", so);
-		snprintf(err, sizeof err, "%s/%s.err", prepared_dir, key);
+		prepared_path(err, sizeof err, key, "err");
 		compile_command(cmd, sizeof cmd, src, tmp, err, opt);
 		pid = fork();
 		if (pid == 0) {
@@ -250,8 +257,7 @@ dojo_c_prepare(dojo_program *const *progs, int n, int jobs,
 			 * the run does not wait for it twice */
 			st = system(cmd);
 			if (compile_timed_out(st, opt)) {
-				snprintf(tmp, sizeof tmp, "%s/%s.slow",
-				    prepared_dir, key);
+				prepared_path(tmp, sizeof tmp, key, "slow");
 				close(open(tmp, O_WRONLY | O_CREAT, 0600));
 				_exit(1);
 			}
@@ -276,10 +282,10 @@ take_prepared(const char *source, const char *so,
 	if (!prepared_dir[0])
 		return 0;
 	prepared_key(key, source, opt);
-	snprintf(path, sizeof path, "%s/%s.slow", prepared_dir, key);
+	prepared_path(path, sizeof path, key, "slow");
 	if (access(path, F_OK) == 0)
 		return 2;
-	snprintf(path, sizeof path, "%s/%s.so", prepared_dir, key);
+	prepared_path(path, sizeof path, key, "so");
 	return rename(path, so) == 0;
 }
 

@@ -64,7 +64,8 @@ fingerprint(char out[41], const struct dojo_measure_options *opt)
 	snprintf(cmd, sizeof cmd, "%s --version 2>/dev/null", compiler);
 	first_line(cc, sizeof cc, cmd);
 	snprintf(text, sizeof text, "target c\ncodegen %d\ncpu %s\ncc %s\n"
-	    "flags %s\nthreads %s\n", DOJO_C_CODEGEN, cpu, cc, opt->run.cflags ? opt->run.cflags :
+	    "flags %s\nthreads %s\n", DOJO_C_CODEGEN, cpu, cc,
+	    opt->run.cflags ? opt->run.cflags :
 	    DOJO_C_CFLAGS, getenv("OMP_NUM_THREADS") ?
 	    getenv("OMP_NUM_THREADS") : "all");
 	dojo_sha1_hex(out, "", 0, text, strlen(text));

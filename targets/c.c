@@ -466,7 +466,8 @@ emit_node(struct emit *e, dojo_node *node, int depth)
 	if (flag == 'p' && has_heap_decls(e, depth + 1)) {
 		emit_parallel_region(e, node, depth);
 		return;
-	} else if (flag == 'p') {
+	}
+	if (flag == 'p') {
 		indent(e);
 		dojo_strbuf_puts(e->sb, "#pragma omp parallel for\n");
 	} else if (flag == 'v' && !carries(e, depth, false)) {

@@ -18,8 +18,8 @@
 
 /* Append to "out" the C translation of "prog".  0 or -1 with the last
  * error set.  Flags: p is an OpenMP parallel loop (temporaries private to
- * it declared inside; the heap ones once a thread), v an OpenMP simd loop, u an unroll pragma; the GPU
- * flags run sequentially on the CPU. */
+ * it declared inside; the heap ones once a thread), v an OpenMP simd
+ * loop, u an unroll pragma; the GPU flags run sequentially on the CPU. */
 int dojo_c_emit(struct dojo_strbuf *out, dojo_program *prog);
 
 #endif

@@ -117,6 +117,14 @@ compiler(const char **cc, const char **flags,
 		*cc = "cc";
 }
 
+/* The compiler's time limit (0: none): the run's plus 0.499, so that
+ * "%.0f" prints it as whole seconds rounded up. */
+static double
+compile_limit(const struct dojo_run_options *opt)
+{
+	return opt && opt->timeout > 0 ? opt->timeout + 0.499 : 0;
+}
+
 /* The shell command that compiles "src" into "so", its complaints into
  * "err"; the run's time limit bounds the compiler too (a kernel unrolled
  * into megabytes of C can keep it busy for many minutes). */
@@ -128,9 +136,9 @@ compile_command(char *out, size_t len, const char *src, const char *so,
 	char limit[64] = "";
 
 	compiler(&cc, &flags, opt);
-	if (opt && opt->timeout > 0)
+	if (compile_limit(opt) > 0)
 		snprintf(limit, sizeof limit, "timeout -k 2 %.0f ",
-		    opt->timeout + 0.499);
+		    compile_limit(opt));
 	snprintf(out, len, "%s%s %s -fPIC -shared -o '%s' '%s' -lm 2> '%s'",
 	    limit, cc, flags, so, src, err);
 }
@@ -140,7 +148,7 @@ compile_command(char *out, size_t len, const char *src, const char *so,
 static bool
 compile_timed_out(int st, const struct dojo_run_options *opt)
 {
-	return opt && opt->timeout > 0 && WIFEXITED(st) &&
+	return compile_limit(opt) > 0 && WIFEXITED(st) &&
 	    (WEXITSTATUS(st) == 124 || WEXITSTATUS(st) == 137);
 }
 
@@ -154,7 +162,7 @@ compile_timeout_result(struct dojo_run_result *res,
 	res->outcome = DOJO_OUTCOME_TIMEOUT;
 	snprintf(res->message, sizeof res->message,
 	    "%s ran past the time limit (%.0f s) compiling the kernel", cc,
-	    opt ? opt->timeout + 0.499 : 0.0);
+	    compile_limit(opt));
 }
 
 /*

@@ -64,6 +64,21 @@ const struct dojo_agent *dojo_agent_at(int i);
 /* The agent called "name", or NULL with the last error set. */
 const struct dojo_agent *dojo_agent_find(const char *name);
 
+/* Register tiles (agents/tile.c): compound moves of legal moves that
+ * isolate a reduction's nest, split two of the scopes that index the
+ * written array and sink the inner ones below the reduction.  A tile is
+ * the node it reaches (none of its moves measured) and its moves. */
+#define DOJO_TILE_TEXT 512
+struct dojo_tile {
+	int node;
+	char text[DOJO_TILE_TEXT];	/* "split 1 4; swap 1.0; ..." */
+};
+
+/* The tiles of "node", at most "max" into "out": their count, or -1
+ * with the last error set. */
+int dojo_agent_tiles(dojo_env *env, int node, struct dojo_tile *out,
+    int max);
+
 typedef struct dojo_player dojo_player;
 
 __dojo_give dojo_player *dojo_player_new(const struct dojo_agent *agent,

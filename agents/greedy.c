@@ -39,7 +39,11 @@
 #define SIDEWAYS 2
 #define BATCH 32		/* children measured between decisions, at most:
 				   a tenth of the budget, at least 8 */
-#define KINDS 64		/* moves in the table, at most */
+#define KINDS 64		/* moves in the table, at most, and tiles */
+#define TILE (KINDS - 1)	/* the kind of the tiles */
+#define MAX_TILES 16		/* tiles of a state, at most */
+#define TILE_TRIES 8		/* tiles measured that never gained before
+				   they come after the other children */
 
 /* The last gain (reward of the child less that of its parent) measured
  * for an action, by its text. */
@@ -66,24 +70,16 @@ struct greedy {
  * one success and one failure assumed before any (a move never tried
  * comes at 1/2, between those that pay and those that do not). */
 static double
-kind_rate(const struct greedy *g, const struct dojo_action *a)
+kind_rate(const struct greedy *g, int kind)
 {
-	int m = dojo_action_move_index(a);
-
-	if (m >= KINDS)
-		return 0.5;
-	return (g->gained[m] + 1.0) / (g->tried[m] + 2.0);
+	return (g->gained[kind] + 1.0) / (g->tried[kind] + 2.0);
 }
 
 static void
-kind_count(struct greedy *g, const struct dojo_action *a, bool gain)
+kind_count(struct greedy *g, int kind, bool gain)
 {
-	int m = dojo_action_move_index(a);
-
-	if (m < KINDS) {
-		g->tried[m]++;
-		g->gained[m] += gain;
-	}
+	g->tried[kind]++;
+	g->gained[kind] += gain;
 }
 
 static void *
@@ -261,25 +257,90 @@ restart(struct greedy *g, dojo_env *env)
 	return walk(g, env, dojo_env_best(env), 2);
 }
 
-/* One climb's view of the children of the current state. */
+/* One climb's view of the children of the current state: those by the
+ * legal actions, then the register tiles (agents/tile.c). */
 struct climb {
-	int *order;			/* child indices, in measuring order */
+	int n;
+	int *node;			/* by index: the child */
+	char **text;			/* its action (a tile's moves) */
+	int *kind;			/* its move, TILE for a tile */
+	int *order;			/* indices, in measuring order */
 	double *known;			/* by index: the sort key of
 					   order_children */
-	int n, promising;		/* order[0 .. promising - 1] gained */
+	int promising;			/* order[0 .. promising - 1] gained */
 	int best;			/* node, -1: none */
 	double cr, bestr;
 };
+
+static void
+climb_release(struct climb *c)
+{
+	int i;
+
+	for (i = 0; c->text && i < c->n; i++)
+		free(c->text[i]);
+	free(c->text);
+	free(c->node);
+	free(c->kind);
+	free(c->order);
+	free(c->known);
+}
+
+/* The children of the current state, and its tiles.  0 or -1. */
+static int
+climb_init(struct greedy *g, dojo_env *env, struct climb *c)
+{
+	const struct dojo_action *actions;
+	const int *children;
+	struct dojo_tile tiles[MAX_TILES];
+	char text[256];
+	int n, nt, i, size;
+
+	memset(c, 0, sizeof *c);
+	n = dojo_env_expand(env, g->cur, &actions, &children);
+	if (n < 0)
+		return -1;
+	nt = dojo_agent_tiles(env, g->cur, tiles, MAX_TILES);
+	if (nt < 0)
+		return -1;
+	/* the expansions of the tiles' nodes may have moved the list */
+	if (dojo_env_expand(env, g->cur, &actions, &children) < 0)
+		return -1;
+	size = n + nt ? n + nt : 1;
+	c->node = malloc(size * sizeof *c->node);
+	c->text = calloc(size, sizeof *c->text);
+	c->kind = malloc(size * sizeof *c->kind);
+	c->order = malloc(size * sizeof *c->order);
+	c->known = malloc(size * sizeof *c->known);
+	if (!c->node || !c->text || !c->kind || !c->order || !c->known)
+		return dojo_error_set("out of memory");
+	for (i = 0; i < n + nt; i++) {
+		if (i < n) {
+			dojo_action_format(text, sizeof text, &actions[i]);
+			c->node[i] = children[i];
+			c->kind[i] = dojo_action_move_index(&actions[i]);
+			if (c->kind[i] >= TILE)
+				c->kind[i] = TILE - 1;
+			c->text[i] = strdup(text);
+		} else {
+			c->node[i] = tiles[i - n].node;
+			c->kind[i] = TILE;
+			c->text[i] = strdup(tiles[i - n].text);
+		}
+		if (!c->text[i])
+			return dojo_error_set("out of memory");
+		c->n++;
+	}
+	return 0;
+}
 
 /* Measure the children order[from .. to - 1] (compiled ahead), keeping
  * the best; their gains remembered.  0, 1
  * (budget spent) or -1. */
 static int
 measure_children(struct greedy *g, dojo_env *env, struct climb *c,
-    const struct dojo_action *actions, const int *children, int from,
-    int to)
+    int from, int to)
 {
-	char text[256];
 	int *nodes, i, k, rc = 0;
 	double r;
 
@@ -289,19 +350,18 @@ measure_children(struct greedy *g, dojo_env *env, struct climb *c,
 	if (!nodes)
 		return dojo_error_set("out of memory");
 	for (i = from; i < to; i++)
-		nodes[i - from] = children[c->order[i]];
+		nodes[i - from] = c->node[c->order[i]];
 	rc = dojo_env_prepare(env, nodes, to - from);
 	free(nodes);
 	for (i = from; rc == 0 && i < to; i++) {
-		k = children[c->order[i]];
+		k = c->node[c->order[i]];
 		rc = dojo_env_evaluate(env, k, &r);
 		if (rc != 0)
 			break;
-		dojo_action_format(text, sizeof text, &actions[c->order[i]]);
-		if (set_gain(g, text, dojo_env_failed(env, k) ? -INFINITY :
-		    r - c->cr) < 0)
+		if (set_gain(g, c->text[c->order[i]], dojo_env_failed(env, k) ?
+		    -INFINITY : r - c->cr) < 0)
 			return -1;
-		kind_count(g, &actions[c->order[i]],
+		kind_count(g, c->kind[c->order[i]],
 		    !dojo_env_failed(env, k) && r > c->cr + MIN_GAIN);
 		if (dojo_env_failed(env, k))
 			continue;
@@ -314,9 +374,9 @@ measure_children(struct greedy *g, dojo_env *env, struct climb *c,
 }
 
 /* Whether child "x" comes before child "y": by group (gained before,
- * enabled by the last move, the others), then by the last gain of its
- * action in the first group, by the rate of gains of its move in the
- * other two. */
+ * tiles, enabled by the last move, the others), then by the last gain of
+ * its action in the first group, by the rate of gains of its move in the
+ * others. */
 static bool
 before(const struct climb *c, const int *group, int x, int y)
 {
@@ -326,32 +386,36 @@ before(const struct climb *c, const int *group, int x, int y)
 }
 
 /* The children by actions that gained before first, best gain first;
- * then those by actions that the last move enabled (not legal at the
- * parent "prev"); then the others.  Those two groups are in a seeded
- * random order, sorted by how often their move gained (kind_rate). */
+ * then the tiles, unless tiles were measured TILE_TRIES times and never
+ * gained; then those by actions that the last move enabled (not legal at
+ * the parent "prev"); then the others.  Each group after the first is in
+ * a seeded random order, sorted by how often its move gained
+ * (kind_rate). */
 static int
-order_children(struct greedy *g, struct climb *c,
-    const struct dojo_action *actions, const struct texts *prev)
+order_children(struct greedy *g, struct climb *c, const struct texts *prev)
 {
-	char text[256];
 	struct gain *k;
 	int *group = malloc((c->n ? c->n : 1) * sizeof *group);
 	int i, j, x;
+	bool tiles = g->gained[TILE] > 0 || g->tried[TILE] < TILE_TRIES;
 
 	if (!group)
 		return dojo_error_set("out of memory");
 	c->promising = 0;
 	for (i = 0; i < c->n; i++) {
-		dojo_action_format(text, sizeof text, &actions[i]);
-		k = find_gain(g, text);
+		k = find_gain(g, c->text[i]);
 		if (k && k->gain > MIN_GAIN) {
 			group[i] = 0;
 			c->known[i] = k->gain;
 			c->promising++;
 		} else {
-			group[i] = prev->n > 0 && !texts_have(prev, text) ?
-			    1 : 2;
-			c->known[i] = kind_rate(g, &actions[i]);
+			if (c->kind[i] == TILE && tiles)
+				group[i] = 1;
+			else if (prev->n > 0 && !texts_have(prev, c->text[i]))
+				group[i] = 2;
+			else
+				group[i] = 3;
+			c->known[i] = kind_rate(g, c->kind[i]);
 		}
 	}
 	/* a stable sort of a seeded shuffle: equals in a random order */
@@ -372,8 +436,7 @@ order_children(struct greedy *g, struct climb *c,
  * the current state and never climbed from, the one that enables the
  * most moves, the best measured among equals; -1 for none. */
 static int
-sideways_child(struct greedy *g, dojo_env *env, const struct climb *c,
-    const int *children)
+sideways_child(struct greedy *g, dojo_env *env, const struct climb *c)
 {
 	struct texts here;
 	int i, k, e, side = -1, most = -1;
@@ -382,7 +445,7 @@ sideways_child(struct greedy *g, dojo_env *env, const struct climb *c,
 	if (texts_of(env, g->cur, &here) < 0)
 		return -2;
 	for (i = 0; i < c->n; i++) {
-		k = children[i];
+		k = c->node[i];
 		if (!dojo_env_measured(env, k) || dojo_env_failed(env, k) ||
 		    dojo_node_set_has(&g->climbed, k))
 			continue;
@@ -408,8 +471,6 @@ static int
 greedy_step(void *self, dojo_env *env)
 {
 	struct greedy *g = self;
-	const struct dojo_action *actions;
-	const int *children;
 	struct texts prev = { NULL, 0 };
 	struct climb c;
 	int used = dojo_env_used(env), rc, i, side;
@@ -420,30 +481,16 @@ greedy_step(void *self, dojo_env *env)
 		return -1;
 	if (texts_of(env, dojo_env_parent(env, g->cur), &prev) < 0)
 		return -1;
-	c.n = dojo_env_expand(env, g->cur, &actions, &children);
-	c.order = NULL;
-	c.known = NULL;
-	c.promising = 0;
-	if (c.n < 0) {
-		rc = -1;
-		goto out;
-	}
-	c.order = malloc((c.n ? c.n : 1) * sizeof *c.order);
-	c.known = malloc((c.n ? c.n : 1) * sizeof *c.known);
-	if (!c.order || !c.known) {
-		rc = dojo_error_set("out of memory");
-		goto out;
-	}
-	if (order_children(g, &c, actions, &prev) < 0) {
+	if (climb_init(g, env, &c) < 0 || order_children(g, &c, &prev) < 0) {
 		rc = -1;
 		goto out;
 	}
 	c.cr = dojo_env_reward(env, g->cur);
 	c.bestr = c.cr + MIN_GAIN;
 	c.best = -1;
-	rc = measure_children(g, env, &c, actions, children, 0, c.promising);
+	rc = measure_children(g, env, &c, 0, c.promising);
 	for (i = c.promising; rc == 0 && c.best < 0 && i < c.n; i += g->batch)
-		rc = measure_children(g, env, &c, actions, children, i,
+		rc = measure_children(g, env, &c, i,
 		    i + g->batch < c.n ? i + g->batch : c.n);
 	if (rc < 0)
 		goto out;
@@ -452,7 +499,7 @@ greedy_step(void *self, dojo_env *env)
 		g->cur = c.best;
 		g->sideways = 0;
 	} else if (g->sideways < SIDEWAYS &&
-	    (side = sideways_child(g, env, &c, children)) != -1) {
+	    (side = sideways_child(g, env, &c)) != -1) {
 		if (side < -1) {
 			rc = -1;
 			goto out;
@@ -464,8 +511,7 @@ greedy_step(void *self, dojo_env *env)
 	g->idle = dojo_env_used(env) > used ? 0 : g->idle + 1;
 out:
 	texts_release(&prev);
-	free(c.order);
-	free(c.known);
+	climb_release(&c);
 	return rc < 0 ? -1 : 0;
 }
 

@@ -332,6 +332,17 @@ dojo_node_flag(dojo_node *node)
 	return node->flag;
 }
 
+void
+dojo_address_format(char *out, size_t len, const int *path, int n)
+{
+	size_t k = 0;
+	int i;
+
+	out[0] = '\0';
+	for (i = 0; i < n && k < len; i++)
+		k += snprintf(out + k, len - k, i ? ".%d" : "%d", path[i]);
+}
+
 int
 dojo_address_parse(int out[DOJO_MAX_DEPTH], const char *text)
 {

@@ -109,6 +109,8 @@ void dojo_op_print(struct dojo_strbuf *sb, dojo_program *prog,
 /* Addresses: "0.1.2".  Parse into "out" (at most DOJO_MAX_DEPTH indices);
  * returns the number of indices or -1 with the last error set. */
 int dojo_address_parse(int out[DOJO_MAX_DEPTH], const char *text);
+/* The text of the address "path" (n indices) into "out". */
+void dojo_address_format(char *out, size_t len, const int *path, int n);
 /* The node at an address, or NULL with the last error set. */
 dojo_node *dojo_program_lookup(dojo_program *prog, const int *path, int n);
 

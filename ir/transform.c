@@ -67,17 +67,6 @@ refuse(const struct dojo_action *a, const char *fmt, ...)
 	return dojo_error_set("%s: %s", text, msg);
 }
 
-static void
-format_path(char *out, size_t len, const int *path, int n)
-{
-	size_t k = 0;
-	int i;
-
-	out[0] = '\0';
-	for (i = 0; i < n && k < len; i++)
-		k += snprintf(out + k, len - k, i ? ".%d" : "%d", path[i]);
-}
-
 static struct dojo_node *
 node_at(dojo_program *prog, const int *path, int n)
 {
@@ -116,7 +105,7 @@ need_node(const struct dojo_action *a, dojo_moves *mv, struct dojo_node **out)
 
 	*out = node_at(mv->prog, a->path, a->npath);
 	if (!*out) {
-		format_path(addr, sizeof addr, a->path, a->npath);
+		dojo_address_format(addr, sizeof addr, a->path, a->npath);
 		return refuse(a, "no node at address %s", addr);
 	}
 	return 0;
@@ -130,7 +119,7 @@ need_scope(const struct dojo_action *a, dojo_moves *mv, struct dojo_node **out)
 	if (need_node(a, mv, out) < 0)
 		return -1;
 	if ((*out)->kind != DOJO_SCOPE) {
-		format_path(addr, sizeof addr, a->path, a->npath);
+		dojo_address_format(addr, sizeof addr, a->path, a->npath);
 		return refuse(a, "%s is an operation, not a scope", addr);
 	}
 	return 0;
@@ -2802,7 +2791,7 @@ dojo_action_format(char *out, size_t len, const struct dojo_action *a)
 		case 'X':
 			n += snprintf(out + n, len - n, " ");
 			if (n < len)
-				format_path(out + n, len - n, a->path, a->npath);
+				dojo_address_format(out + n, len - n, a->path, a->npath);
 			n = strlen(out);
 			break;
 		case 'B':

@@ -1,0 +1,330 @@
+/* tile.c: register tiles, compound moves for players
+ *
+ * A register tile (unroll-and-jam) is the move a fast matrix product
+ * needs first, and the one that no player crossing one move at a time
+ * finds: it takes a handful of moves that gain nothing by themselves (the
+ * fissions that isolate the reduction's nest, the two splits, the swaps
+ * that sink the tile's scopes below the reduction) before the moves that
+ * pay (unroll, vectorize, cache the tile) become legal.  Schedulers that
+ * search (Ansor's multi-level tiling sketches) start from such compound
+ * structures for the same reason.
+ *
+ * For a reduction (an operation X[..] op= ... with a scope that does not
+ * index X) in a nest of at least three scopes, a tile picks the scope "w"
+ * of the written array's last, contiguous index and another scope "u"
+ * that indexes it, and factors "a" and "b":
+ *
+ *   1. fission every scope around the nest so that the nest is perfect;
+ *   2. split u by a and w by b (u = a uo + ui, w = b wo + wi);
+ *   3. swap wi down to the innermost place, then ui just above it.
+ *
+ * Every move is a legal action of the state it is played on (the
+ * environment's action set decides); a tile with a refused move is not
+ * offered.  The result is a node of the environment reached through the
+ * intermediate ones, none of them measured.
+ */
+#include "config.h"
+#include "agent.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+/* The child of "node" by the action whose text is "text": the node, -1
+ * when the action is not legal there, -2 on an error. */
+static int
+follow(dojo_env *env, int node, const char *text)
+{
+	const struct dojo_action *actions;
+	const int *children;
+	char t[256];
+	int n, i;
+
+	n = dojo_env_expand(env, node, &actions, &children);
+	if (n < 0)
+		return -2;
+	for (i = 0; i < n; i++) {
+		dojo_action_format(t, sizeof t, &actions[i]);
+		if (strcmp(t, text) == 0)
+			return children[i];
+	}
+	return -1;
+}
+
+/* The address of the scope at depth "d" of a perfect nest under the
+ * top-level node "top": "top" followed by "d" zeros. */
+static void
+nest_address(char *out, size_t len, int top, int d)
+{
+	int path[DOJO_MAX_DEPTH] = { top };
+
+	dojo_address_format(out, len, path, d + 1);
+}
+
+/* One tile being built: the node reached, its moves' texts. */
+struct build {
+	dojo_env *env;
+	int node;
+	char text[DOJO_TILE_TEXT];
+	int len;
+};
+
+/* Play "move" (a printf format) at the build's node.  0, -1 (refused:
+ * the tile is not offered) or -2. */
+static int
+play(struct build *b, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static int
+play(struct build *b, const char *fmt, ...)
+{
+	char move[256];
+	va_list ap;
+	int k;
+
+	va_start(ap, fmt);
+	vsnprintf(move, sizeof move, fmt, ap);
+	va_end(ap);
+	k = follow(b->env, b->node, move);
+	if (k < 0)
+		return k;
+	b->node = k;
+	b->len += snprintf(b->text + b->len, sizeof b->text - b->len,
+	    "%s%s", b->len ? "; " : "", move);
+	if (b->len >= (int)sizeof b->text)
+		b->len = (int)sizeof b->text - 1;
+	return 0;
+}
+
+/* The scopes of the operation at "path" (depth "m": its enclosing
+ * scopes) that index the written array: a bit per depth into "*spatial";
+ * the depth that the last index names with coefficient 1 (alone) into
+ * "*w", -1 for none. */
+static void
+classify(dojo_node *op, int m, uint64_t *spatial, int *w)
+{
+	const dojo_access *lhs = dojo_op_lhs(op);
+	int depth[DOJO_MAX_DEPTH], n, i, t, nidx;
+	int64_t coef[DOJO_MAX_DEPTH], c;
+
+	*spatial = 0;
+	*w = -1;
+	nidx = dojo_access_n_indices(lhs);
+	for (i = 0; i < nidx; i++) {
+		n = dojo_access_index(lhs, i, &c, depth, coef);
+		for (t = 0; t < n; t++)
+			if (depth[t] < m && coef[t] != 0)
+				*spatial |= (uint64_t)1 << depth[t];
+		if (i == nidx - 1 && n == 1 && coef[0] == 1 && depth[0] < m)
+			*w = depth[0];
+	}
+}
+
+/* Make the nest of the operation at path[0 .. m] perfect by fissions,
+ * innermost first; "path" follows the operation.  0, -1 or -2. */
+static int
+isolate(struct build *b, int *path, int m)
+{
+	char addr[3 * DOJO_MAX_DEPTH];
+	dojo_node *scope;
+	int d, c, k, rc;
+
+	for (d = m; d >= 1; d--) {
+		c = path[d];
+		if (c > 0) {
+			dojo_address_format(addr, sizeof addr, path, d);
+			if ((rc = play(b, "fission %s %d", addr, c)) < 0)
+				return rc;
+			path[d - 1]++;
+			path[d] = 0;
+		}
+		scope = dojo_program_lookup(dojo_env_program(b->env, b->node),
+		    path, d);
+		if (!scope)
+			return -1;
+		if (dojo_node_n_children(scope) > 1) {
+			dojo_address_format(addr, sizeof addr, path, d);
+			if ((rc = play(b, "fission %s 1", addr)) < 0)
+				return rc;
+		}
+	}
+	for (k = 1; k <= m; k++)
+		if (path[k] != 0)
+			return -1;
+	return 0;
+}
+
+/* Swap the scope labelled "label" down to depth "to" of the nest. */
+static int
+sink(struct build *b, int top, int *lab, int len, int label, int to)
+{
+	char addr[3 * DOJO_MAX_DEPTH];
+	int d, t, rc;
+
+	for (d = 0; d < len && lab[d] != label; d++)
+		;
+	for (; d < to; d++) {
+		nest_address(addr, sizeof addr, top, d);
+		if ((rc = play(b, "swap %s", addr)) < 0)
+			return rc;
+		t = lab[d];
+		lab[d] = lab[d + 1];
+		lab[d + 1] = t;
+	}
+	return 0;
+}
+
+/* The split of the scope labelled "label" by "f": the label becomes the
+ * outer scope's, "inner" the inner one's. */
+static int
+split(struct build *b, int top, int *lab, int *len, int label, int f,
+    int inner)
+{
+	char addr[3 * DOJO_MAX_DEPTH];
+	int d, rc;
+
+	for (d = 0; d < *len && lab[d] != label; d++)
+		;
+	nest_address(addr, sizeof addr, top, d);
+	if ((rc = play(b, "split %s %d", addr, f)) < 0)
+		return rc;
+	memmove(lab + d + 2, lab + d + 1, (*len - d - 1) * sizeof *lab);
+	lab[d + 1] = inner;
+	(*len)++;
+	return 0;
+}
+
+/* The tile (u, a) x (w, b) of the operation at path[0 .. m] of "node":
+ * its end node, -1 when a move is refused, -2 on an error. */
+static int
+tile(dojo_env *env, int node, const int *opath, int m, int u, int a,
+    int w, int bf, char *text)
+{
+	struct build b = { env, node, "", 0 };
+	int path[DOJO_MAX_DEPTH], lab[DOJO_MAX_DEPTH], len = m, d, rc;
+
+	memcpy(path, opath, (m + 1) * sizeof *path);
+	if ((rc = isolate(&b, path, m)) < 0)
+		return rc;
+	for (d = 0; d < m; d++)
+		lab[d] = d;
+	/* the inner scopes are labelled m (of u) and m + 1 (of w) */
+	if ((rc = split(&b, path[0], lab, &len, u, a, m)) < 0 ||
+	    (rc = split(&b, path[0], lab, &len, w, bf, m + 1)) < 0 ||
+	    (rc = sink(&b, path[0], lab, len, m + 1, len - 1)) < 0 ||
+	    (rc = sink(&b, path[0], lab, len, m, len - 2)) < 0)
+		return rc;
+	memcpy(text, b.text, sizeof b.text);
+	return b.node;
+}
+
+/* The first two of "choices" (0-terminated) that divide "size" and are
+ * smaller than it, into "out"; their count. */
+static int
+factors(int64_t size, const int *choices, int *out)
+{
+	int n = 0;
+
+	for (; *choices && n < 2; choices++)
+		if (size % *choices == 0 && *choices < size)
+			out[n++] = *choices;
+	return n;
+}
+
+struct walk {
+	dojo_env *env;
+	int node;
+	struct dojo_tile *out;
+	int max, n;
+	int path[DOJO_MAX_DEPTH];
+	dojo_node *scopes[DOJO_MAX_DEPTH];
+};
+
+/* Whether the nest already looks tiled: a scope is unrolled or
+ * vectorized, or w is innermost, at most 32 long (a strip already) and
+ * below a reduction scope. */
+static bool
+tiled(struct walk *wk, int m, uint64_t spatial, int w)
+{
+	int d;
+
+	for (d = 0; d < m; d++)
+		if (dojo_node_flag(wk->scopes[d]) == 'u' ||
+		    dojo_node_flag(wk->scopes[d]) == 'v')
+			return true;
+	return w == m - 1 && dojo_node_size(wk->scopes[w]) <= 32 &&
+	    (~spatial & (((uint64_t)1 << w) - 1)) != 0;
+}
+
+static const int u_factors[] = { 4, 8, 2, 0 };
+static const int w_factors[] = { 16, 8, 4, 2, 0 };
+
+/* The tiles of the reduction at the walk's path (depth "m"). */
+static int
+tiles_of(struct walk *wk, dojo_node *op, int m)
+{
+	uint64_t spatial;
+	int w, u, fa[2], fb[2], na, nb, i, j, k;
+
+	if (m < 3 || dojo_op_update(op) == DOJO_SET)
+		return 0;
+	classify(op, m, &spatial, &w);
+	if (w < 0 || spatial == ((uint64_t)1 << m) - 1 ||
+	    tiled(wk, m, spatial, w))
+		return 0;
+	nb = factors(dojo_node_size(wk->scopes[w]), w_factors, fb);
+	for (u = 0; u < m; u++) {
+		if (u == w || !(spatial & ((uint64_t)1 << u)))
+			continue;
+		na = factors(dojo_node_size(wk->scopes[u]), u_factors, fa);
+		for (i = 0; i < na; i++)
+			for (j = 0; j < nb && wk->n < wk->max; j++) {
+				struct dojo_tile *t = &wk->out[wk->n];
+
+				k = tile(wk->env, wk->node, wk->path, m, u,
+				    fa[i], w, fb[j], t->text);
+				if (k == -2)
+					return -1;
+				if (k >= 0 && k != wk->node) {
+					t->node = k;
+					wk->n++;
+				}
+			}
+	}
+	return 0;
+}
+
+/* The tiles of the operations under "node", at depth "m" (the path
+ * to it in wk->path[0 .. m]). */
+static int
+walk_nodes(struct walk *wk, dojo_node *node, int m)
+{
+	int i;
+
+	if (dojo_node_kind(node) == DOJO_OP)
+		return tiles_of(wk, node, m);
+	if (m + 1 >= DOJO_MAX_DEPTH)
+		return 0;
+	wk->scopes[m] = node;
+	for (i = 0; i < dojo_node_n_children(node) && wk->n < wk->max; i++) {
+		wk->path[m + 1] = i;
+		if (walk_nodes(wk, dojo_node_child(node, i), m + 1) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+int
+dojo_agent_tiles(dojo_env *env, int node, struct dojo_tile *out, int max)
+{
+	struct walk wk = { env, node, out, max, 0, { 0 }, { NULL } };
+	dojo_program *prog = dojo_env_program(env, node);
+	int i;
+
+	for (i = 0; i < dojo_program_n_children(prog) && wk.n < max; i++) {
+		wk.path[0] = i;
+		if (walk_nodes(&wk, dojo_program_child(prog, i), 0) < 0)
+			return -1;
+	}
+	return wk.n;
+}

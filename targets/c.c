@@ -23,6 +23,9 @@ struct emit {
 	/* in a vector loop: the reductions kept in accumulators */
 	const dojo_node *acc_op[16];
 	int nacc;
+	/* in a vector loop: the reads invariant in it, loaded before it */
+	const dojo_access *inv[16];
+	int ninv;
 };
 
 static const char *const ctypes[] = { "float", "double", "int32_t", "int64_t" };
@@ -88,6 +91,13 @@ emit_offset(struct emit *e, const dojo_access *acc)
 static void
 emit_access(struct emit *e, const dojo_access *acc)
 {
+	int i;
+
+	for (i = 0; i < e->ninv; i++)
+		if (e->inv[i] == acc) {
+			dojo_strbuf_printf(e->sb, "dojo_inv%d", i);
+			return;
+		}
 	dojo_strbuf_printf(e->sb, "b_%s[",
 	    dojo_buffer_name(e->prog, dojo_array_buffer(e->prog,
 	    dojo_access_array(acc))));
@@ -331,6 +341,77 @@ emit_body(struct emit *e, dojo_node *node, int depth)
 	dojo_strbuf_puts(e->sb, "}\n");
 }
 
+/* Whether an operation of the vector loop "node" writes buffer "b". */
+static bool
+written_in(struct emit *e, dojo_node *node, int b)
+{
+	int i;
+
+	for (i = 0; i < dojo_node_n_children(node); i++)
+		if (dojo_array_buffer(e->prog, dojo_access_array(dojo_op_lhs(
+		    dojo_node_child(node, i)))) == b)
+			return true;
+	return false;
+}
+
+/* The reads of "x" invariant in the vector loop "node" at "depth" (no
+ * index names its iterator, no operation of the loop writes the buffer)
+ * into e->inv. */
+static void
+find_invariants(struct emit *e, dojo_node *node, int depth,
+    const dojo_expr *x)
+{
+	int64_t c, coef[DOJO_MAX_DEPTH];
+	int d, t, n, dep[DOJO_MAX_DEPTH];
+	const dojo_access *acc;
+
+	if (!x || dojo_expr_kind(x) == DOJO_E_NUM)
+		return;
+	if (dojo_expr_kind(x) != DOJO_E_ACCESS) {
+		find_invariants(e, node, depth, dojo_expr_arg(x, 0));
+		find_invariants(e, node, depth, dojo_expr_arg(x, 1));
+		return;
+	}
+	acc = dojo_expr_access(x);
+	if (e->ninv == 16 || written_in(e, node, dojo_array_buffer(e->prog,
+	    dojo_access_array(acc))))
+		return;
+	for (d = 0; d < dojo_access_n_indices(acc); d++) {
+		n = dojo_access_index(acc, d, &c, dep, coef);
+		for (t = 0; t < n; t++)
+			if (dep[t] == depth && coef[t] != 0)
+				return;
+	}
+	e->inv[e->ninv++] = acc;
+}
+
+/* Load the reads invariant in the vector loop "node" into constants
+ * before it (a compiler keeps reloading them in an OpenMP simd loop,
+ * where a store to another array of the same offset stalls the load). */
+static void
+emit_invariants(struct emit *e, dojo_node *node, int depth)
+{
+	const dojo_access *acc;
+	int i, n;
+
+	e->ninv = 0;
+	for (i = 0; i < dojo_node_n_children(node); i++)
+		find_invariants(e, node, depth,
+		    dojo_op_rhs(dojo_node_child(node, i)));
+	n = e->ninv;
+	e->ninv = 0;	/* the loads themselves, not the constants */
+	for (i = 0; i < n; i++) {
+		acc = e->inv[i];
+		indent(e);
+		dojo_strbuf_printf(e->sb, "const %s dojo_inv%d = ",
+		    ctypes[dojo_buffer_dtype(e->prog, dojo_array_buffer(e->prog,
+		    dojo_access_array(acc)))], i);
+		emit_access(e, acc);
+		dojo_strbuf_puts(e->sb, ";\n");
+	}
+	e->ninv = n;
+}
+
 /* A vector loop whose only carried dependences are reductions into
  * elements invariant in it: each such reduction in an accumulator, an
  * OpenMP simd reduction over the accumulators.  false when there are
@@ -371,6 +452,7 @@ vector_reductions(struct emit *e, dojo_node *node, int depth)
 		emit_access(e, dojo_op_lhs(e->acc_op[a]));
 		dojo_strbuf_puts(e->sb, ";\n");
 	}
+	emit_invariants(e, node, depth);
 	indent(e);
 	dojo_strbuf_puts(e->sb, "#pragma omp simd");
 	for (a = 0; a < e->nacc; a++)
@@ -388,10 +470,33 @@ vector_reductions(struct emit *e, dojo_node *node, int depth)
 		dojo_strbuf_printf(e->sb, " = dojo_acc%d;\n", a);
 	}
 	e->nacc = 0;
+	e->ninv = 0;
 	e->indent--;
 	indent(e);
 	dojo_strbuf_puts(e->sb, "}\n");
 	return true;
+}
+
+/* A vector loop without carried dependences, its invariant reads loaded
+ * before it in a block of their own. */
+static void
+emit_simd(struct emit *e, dojo_node *node, int depth)
+{
+	indent(e);
+	dojo_strbuf_puts(e->sb, "{\n");
+	e->indent++;
+	emit_invariants(e, node, depth);
+	indent(e);
+	dojo_strbuf_puts(e->sb, "#pragma omp simd\n");
+	indent(e);
+	dojo_strbuf_printf(e->sb, "for (int64_t i%d = 0; i%d < %" PRId64
+	    "; i%d++) {\n", depth, depth, dojo_node_size(node), depth);
+	e->indent++;
+	emit_body(e, node, depth);
+	e->ninv = 0;
+	e->indent--;
+	indent(e);
+	dojo_strbuf_puts(e->sb, "}\n");
 }
 
 /* A scope flagged u: its body once for each value of its iterator, a
@@ -471,8 +576,8 @@ emit_node(struct emit *e, dojo_node *node, int depth)
 		indent(e);
 		dojo_strbuf_puts(e->sb, "#pragma omp parallel for\n");
 	} else if (flag == 'v' && !carries(e, depth, false)) {
-		indent(e);
-		dojo_strbuf_puts(e->sb, "#pragma omp simd\n");
+		emit_simd(e, node, depth);
+		return;
 	} else if (flag == 'v' && !carries(e, depth, true) &&
 	    vector_reductions(e, node, depth)) {
 		return;

@@ -13,8 +13,9 @@
 /* The version of the code this target generates, part of a measurement's
  * fingerprint: raise it when a change can change the speed of the code of
  * a state, so that times of the old code are not reused.  2: heap
- * temporaries private to a parallel loop allocated once a thread. */
-#define DOJO_C_CODEGEN 2
+ * temporaries private to a parallel loop allocated once a thread; 3: the
+ * reads invariant in a vector loop loaded once, before it. */
+#define DOJO_C_CODEGEN 3
 
 /* Append to "out" the C translation of "prog".  0 or -1 with the last
  * error set.  Flags: p is an OpenMP parallel loop (temporaries private to

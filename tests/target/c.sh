@@ -65,6 +65,35 @@ ok $? "emit: a parallel loop's private heap temporary, once a thread"
 cmp -s "$tmp/interp" "$tmp/c"
 ok $? "and the C target agrees with the interpreter"
 
+# a vector loop's invariant reads (A[i, k] in the i, k, j product; the
+# row's mean) loaded once before it, the others and every write in it
+cat > "$tmp/inv.dojo" << 'EOF2'
+A f32 [16, 8] heap in
+B f32 [8, 32] heap in
+C f32 [16, 32] heap out
+m f32 [16] heap in
+y f32 [16, 32] heap out
+16 | 32   | C[{0}, {1}] = 0
+   | 8    | 32:v | C[{0}, {2}] += A[{0}, {1}] * B[{1}, {2}]
+   | 32:v | y[{0}, {1}] = C[{0}, {1}] - m[{0}] * m[{0}]
+EOF2
+"$PERFDOJO" emit "$tmp/inv.dojo" > "$tmp/inv.c" 2>&1
+grep -A2 'const float dojo_inv0 = b_A\[8 \* i0 + 1 \* i1\];' "$tmp/inv.c" |
+    grep -q '#pragma omp simd' &&
+    grep -q 'b_C\[32 \* i0 + 1 \* i2\] = b_C\[32 \* i0 + 1 \* i2\] + (dojo_inv0 \* b_B\[' \
+    "$tmp/inv.c" &&
+    grep -q 'const float dojo_inv0 = b_m\[1 \* i0\];' "$tmp/inv.c" &&
+    grep -q 'const float dojo_inv1 = b_m\[1 \* i0\];' "$tmp/inv.c" &&
+    grep -q '= (b_C\[32 \* i0 + 1 \* i1\] - (dojo_inv0 \* dojo_inv1));' "$tmp/inv.c" &&
+    ! grep -q 'dojo_inv.* = b_[Cy]' "$tmp/inv.c"
+rc=$?
+ok $rc "emit: a vector loop's invariant reads loaded once, before it"
+[ $rc = 0 ] || sed 's/^/# /' "$tmp/inv.c"
+"$PERFDOJO" run "$tmp/inv.dojo" > "$tmp/interp" 2>&1
+"$PERFDOJO" run --target c "$tmp/inv.dojo" > "$tmp/c" 2>&1
+cmp -s "$tmp/interp" "$tmp/c"
+ok $? "and the C target agrees with the interpreter"
+
 # outcomes
 m=$top_srcdir/tests/ref/matmul.dojo
 PERFDOJO_FAULT=crash "$PERFDOJO" run --target c "$m" 2> "$tmp/err"

@@ -16,12 +16,17 @@
  *
  *   1. fission every scope around the nest so that the nest is perfect;
  *   2. split u by a and w by b (u = a uo + ui, w = b wo + wi);
- *   3. swap wi down to the innermost place, then ui just above it.
+ *   3. swap wi down to the innermost place, then ui just above it;
+ *   4. unroll ui, vectorize wi, and cache the written array on the stack
+ *      at the first of the reduction scopes right above ui (the tile of
+ *      the array stays in a local copy through the reduction).
  *
  * Every move is a legal action of the state it is played on (the
- * environment's action set decides); a tile with a refused move is not
- * offered.  The result is a node of the environment reached through the
- * intermediate ones, none of them measured.
+ * environment's action set decides); a tile with a refused move in steps
+ * 1-3 is not offered, one refused in step 4 ends the tile there.  The
+ * result is a node of the environment reached through the intermediate
+ * ones, none of them measured: what the tile is worth shows only once
+ * step 4 is played, as one measurement.
  */
 #include "config.h"
 #include "agent.h"
@@ -194,11 +199,40 @@ split(struct build *b, int top, int *lab, int *len, int label, int f,
 	return 0;
 }
 
-/* The tile (u, a) x (w, b) of the operation at path[0 .. m] of "node":
- * its end node, -1 when a move is refused, -2 on an error. */
+/* The register tile's last moves: the inner scope of u unrolled, that
+ * of w a vector, and the written array "array" cached on the stack over
+ * the reduction scopes right above them (its tile stays in a local copy
+ * through the whole reduction).  Each move is played only when the
+ * previous ones were; 0 or -2. */
 static int
-tile(dojo_env *env, int node, const int *opath, int m, int u, int a,
-    int w, int bf, char *text)
+finish(struct build *b, int top, const int *lab, int len, int m,
+    uint64_t spatial, const char *array)
+{
+	char addr[3 * DOJO_MAX_DEPTH];
+	int x, rc;
+
+	nest_address(addr, sizeof addr, top, len - 2);
+	if ((rc = play(b, "unroll %s", addr)) < 0)
+		return rc == -1 ? 0 : rc;
+	nest_address(addr, sizeof addr, top, len - 1);
+	if ((rc = play(b, "vectorize %s", addr)) < 0)
+		return rc == -1 ? 0 : rc;
+	for (x = len - 2; x > 0 && lab[x - 1] < m &&
+	    !(spatial & ((uint64_t)1 << lab[x - 1])); x--)
+		;
+	if (x == len - 2)
+		return 0;
+	nest_address(addr, sizeof addr, top, x);
+	rc = play(b, "cache %s %s stack", addr, array);
+	return rc == -1 ? 0 : rc;
+}
+
+/* The tile (u, a) x (w, b) of the operation at path[0 .. m] of "node",
+ * which writes "array" and whose scopes "spatial" index it: its end
+ * node, -1 when a move of its nest is refused, -2 on an error. */
+static int
+tile(dojo_env *env, int node, const int *opath, int m, uint64_t spatial,
+    const char *array, int u, int a, int w, int bf, char *text)
 {
 	struct build b = { env, node, "", 0 };
 	int path[DOJO_MAX_DEPTH], lab[DOJO_MAX_DEPTH], len = m, d, rc;
@@ -212,7 +246,8 @@ tile(dojo_env *env, int node, const int *opath, int m, int u, int a,
 	if ((rc = split(&b, path[0], lab, &len, u, a, m)) < 0 ||
 	    (rc = split(&b, path[0], lab, &len, w, bf, m + 1)) < 0 ||
 	    (rc = sink(&b, path[0], lab, len, m + 1, len - 1)) < 0 ||
-	    (rc = sink(&b, path[0], lab, len, m, len - 2)) < 0)
+	    (rc = sink(&b, path[0], lab, len, m, len - 2)) < 0 ||
+	    (rc = finish(&b, path[0], lab, len, m, spatial, array)) < 0)
 		return rc;
 	memcpy(text, b.text, sizeof b.text);
 	return b.node;
@@ -265,6 +300,7 @@ tiles_of(struct walk *wk, dojo_node *op, int m)
 {
 	uint64_t spatial;
 	int w, u, fa[2], fb[2], na, nb, i, j, k;
+	const char *array;
 
 	if (m < 3 || dojo_op_update(op) == DOJO_SET)
 		return 0;
@@ -272,6 +308,8 @@ tiles_of(struct walk *wk, dojo_node *op, int m)
 	if (w < 0 || spatial == ((uint64_t)1 << m) - 1 ||
 	    tiled(wk, m, spatial, w))
 		return 0;
+	array = dojo_array_name(dojo_env_program(wk->env, wk->node),
+	    dojo_access_array(dojo_op_lhs(op)));
 	nb = factors(dojo_node_size(wk->scopes[w]), w_factors, fb);
 	for (u = 0; u < m; u++) {
 		if (u == w || !(spatial & ((uint64_t)1 << u)))
@@ -281,8 +319,9 @@ tiles_of(struct walk *wk, dojo_node *op, int m)
 			for (j = 0; j < nb && wk->n < wk->max; j++) {
 				struct dojo_tile *t = &wk->out[wk->n];
 
-				k = tile(wk->env, wk->node, wk->path, m, u,
-				    fa[i], w, fb[j], t->text);
+				k = tile(wk->env, wk->node, wk->path, m,
+				    spatial, array, u, fa[i], w, fb[j],
+				    t->text);
 				if (k == -2)
 					return -1;
 				if (k >= 0 && k != wk->node) {

@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define MAXQ_TILES 16		/* tiles of a state, at most */
+
 struct transition {
 	dojo_env *env;
 	int s, i, next;			/* state, action index, state reached */
@@ -151,12 +153,11 @@ encode(dojo_maxq *mq, dojo_env *env, int node, int i, float *out)
 	    dojo_env_state_id(env, children[i]), out);
 }
 
-/* Q of the "n" actions of "node", by the online or the target network. */
+/* Q of the "i"th action of "node", by the online or the target network,
+ * into "*q". */
 static int
-values(dojo_maxq *mq, dojo_env *env, int node, double *q, int n, bool target)
+value(dojo_maxq *mq, dojo_env *env, int node, int i, bool target, double *q)
 {
-	int i;
-
 	if (ensure_net(mq, env, node) < 0)
 		return -1;
 	if (!mq->row) {
@@ -165,11 +166,21 @@ values(dojo_maxq *mq, dojo_env *env, int node, double *q, int n, bool target)
 		if (!mq->row)
 			return dojo_error_set("out of memory");
 	}
-	for (i = 0; i < n; i++) {
-		if (encode(mq, env, node, i, mq->row) < 0)
+	if (encode(mq, env, node, i, mq->row) < 0)
+		return -1;
+	*q = dojo_qnet_eval(mq->q, mq->row, target);
+	return 0;
+}
+
+/* Q of the "n" actions of "node". */
+static int
+values(dojo_maxq *mq, dojo_env *env, int node, double *q, int n, bool target)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (value(mq, env, node, i, target, &q[i]) < 0)
 			return -1;
-		q[i] = dojo_qnet_eval(mq->q, mq->row, target);
-	}
 	return 0;
 }
 
@@ -250,6 +261,34 @@ out:
 	return rc;
 }
 
+/* The tiles of "s" (agents/tile.c) as the last move of each: the node
+ * before its end and the index of the move there, into "from" and
+ * "move"; their ends into "end".  The count, or -1. */
+static int
+tile_moves(dojo_env *env, int s, int *from, int *move, int *end)
+{
+	struct dojo_tile tiles[MAXQ_TILES];
+	const struct dojo_action *actions;
+	const int *children;
+	int nt, n, k, i, m = 0;
+
+	nt = dojo_agent_tiles(env, s, tiles, MAXQ_TILES);
+	for (k = 0; k < nt; k++) {
+		int p = dojo_env_parent(env, tiles[k].node);
+
+		if ((n = dojo_env_expand(env, p, &actions, &children)) < 0)
+			return -1;
+		for (i = 0; i < n && children[i] != tiles[k].node; i++)
+			;
+		if (i == n)
+			continue;
+		from[m] = p;
+		move[m] = i;
+		end[m++] = tiles[k].node;
+	}
+	return nt < 0 ? -1 : m;
+}
+
 int
 dojo_maxq_step(dojo_maxq *mq, dojo_env *env, double epsilon, bool learn,
     double *loss)
@@ -257,8 +296,9 @@ dojo_maxq_step(dojo_maxq *mq, dojo_env *env, double epsilon, bool learn,
 	const struct dojo_action *actions;
 	const int *children;
 	struct transition *t;
-	double *q, r;
-	int s = dojo_env_current(env), n, i, best, next, rc;
+	double *q, r, qt, qbest;
+	int s = dojo_env_current(env), n, nt, i, best, next, rc, tfrom, tmove;
+	int from[MAXQ_TILES], move[MAXQ_TILES], end[MAXQ_TILES];
 
 	if (loss)
 		*loss = 0;
@@ -272,6 +312,9 @@ dojo_maxq_step(dojo_maxq *mq, dojo_env *env, double epsilon, bool learn,
 	}
 	if (n <= 0)
 		return n < 0 ? -1 : 1;
+	nt = tile_moves(env, s, from, move, end);
+	if (nt < 0)
+		return -1;
 	q = calloc(n, sizeof *q);
 	if (!q)
 		return dojo_error_set("out of memory");
@@ -279,21 +322,40 @@ dojo_maxq_step(dojo_maxq *mq, dojo_env *env, double epsilon, bool learn,
 		free(q);
 		return -1;
 	}
+	/* the moves of "s", then its tiles, each valued as its last move */
 	best = 0;
 	for (i = 1; i < n; i++)
 		if (q[i] > q[best])
 			best = i;
+	qbest = q[best];
 	free(q);
+	for (i = 0; i < nt; i++) {
+		if (value(mq, env, from[i], move[i], false, &qt) < 0)
+			return -1;
+		if (qt > qbest) {
+			qbest = qt;
+			best = n + i;
+		}
+	}
 	if (uniform(&mq->rng) < epsilon)
-		best = (int)dojo_agent_rand(&mq->rng, (uint64_t)n);
-	rc = dojo_env_step(env, best, &r, &next);
+		best = (int)dojo_agent_rand(&mq->rng, (uint64_t)(n + nt));
+	if (best < n) {
+		rc = dojo_env_step(env, best, &r, &next);
+		tfrom = s;
+		tmove = best;
+	} else {
+		next = end[best - n];
+		rc = dojo_env_jump(env, next, &r);
+		tfrom = from[best - n];
+		tmove = move[best - n];
+	}
 	if (rc != 0)
 		return rc;
 	t = &mq->rep[mq->head];
 	memset(t, 0, sizeof *t);
 	t->env = env;
-	t->s = s;
-	t->i = best;
+	t->s = tfrom;
+	t->i = tmove;
 	t->next = next;
 	t->r = r;
 	t->failed = dojo_env_failed(env, next);

@@ -488,3 +488,19 @@ dojo_env_step(dojo_env *env, int i, double *reward, int *reached)
 		env->current = children[i];
 	return 0;
 }
+
+int
+dojo_env_jump(dojo_env *env, int node, double *reward)
+{
+	int rc;
+
+	if (node < 0 || node >= env->n)
+		return dojo_error_set("no node %d (%d known)", node,
+		    env->n);
+	rc = dojo_env_evaluate(env, node, reward);
+	if (rc != 0)
+		return rc;
+	if (!env->nodes[node].failed)
+		env->current = node;
+	return 0;
+}

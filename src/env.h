@@ -113,5 +113,8 @@ int dojo_env_best(dojo_env *env);
 int dojo_env_reset(dojo_env *env);
 int dojo_env_current(dojo_env *env);
 int dojo_env_step(dojo_env *env, int i, double *reward, int *reached);
+/* A step to a node known to the environment (a compound move's end, see
+ * agents/tile.c): evaluated, current unless it failed.  0, 1 or -1. */
+int dojo_env_jump(dojo_env *env, int node, double *reward);
 
 #endif

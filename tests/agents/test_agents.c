@@ -368,7 +368,8 @@ test_tiles(void)
 	dojo_env *env = product_env(0);
 	struct dojo_tile tiles[16];
 	char *text;
-	int n, i, path[16], np;
+	double r;
+	int n, i, path[16], np, end;
 
 	CHECK(env != NULL);
 	if (!env)
@@ -394,7 +395,14 @@ test_tiles(void)
 	CHECK(strstr(text, "   |    | 4 | 16  | C[{0}*4 + {2}, "
 	    "{1}*16 + {3}] = C_c[{2}, {3}]\n") != NULL);
 	free(text);
-	CHECK(dojo_agent_tiles(env, tiles[0].node, tiles, 16) == 0);
+	end = tiles[0].node;
+	CHECK(dojo_agent_tiles(env, end, tiles, 16) == 0);
+	/* a step to the tile's end: one measurement, the current state */
+	CHECK(dojo_env_reset(env) == 0);
+	CHECK(dojo_env_jump(env, end, &r) == 0);
+	CHECK(dojo_env_current(env) == end);
+	CHECK(fabs(r - log(4)) < 1e-9 && dojo_env_used(env) == 1);
+	CHECK(dojo_env_jump(env, 100000, &r) == -1);
 	dojo_env_free(env);
 }
 

@@ -323,6 +323,17 @@ carries(struct emit *e, int depth, bool but_reductions)
 
 static void emit_node(struct emit *e, dojo_node *node, int depth);
 
+/* The loop of the scope "node" at "depth", opened; its body raises the
+ * indent. */
+static void
+emit_for(struct emit *e, dojo_node *node, int depth)
+{
+	indent(e);
+	dojo_strbuf_printf(e->sb, "for (int64_t i%d = 0; i%d < %" PRId64
+	    "; i%d++) {\n", depth, depth, dojo_node_size(node), depth);
+	e->indent++;
+}
+
 /* The body of the scope "node" at "depth" (its declarations, children and
  * frees), then the brace that closes it; the indent was raised for it. */
 static void
@@ -459,10 +470,7 @@ vector_reductions(struct emit *e, dojo_node *node, int depth)
 		dojo_strbuf_printf(e->sb, " reduction(%s:dojo_acc%d)",
 		    clause[dojo_op_update(e->acc_op[a])], a);
 	dojo_strbuf_puts(e->sb, "\n");
-	indent(e);
-	dojo_strbuf_printf(e->sb, "for (int64_t i%d = 0; i%d < %" PRId64
-	    "; i%d++) {\n", depth, depth, dojo_node_size(node), depth);
-	e->indent++;
+	emit_for(e, node, depth);
 	emit_body(e, node, depth);
 	for (a = 0; a < e->nacc; a++) {
 		indent(e);
@@ -488,10 +496,7 @@ emit_simd(struct emit *e, dojo_node *node, int depth)
 	emit_invariants(e, node, depth);
 	indent(e);
 	dojo_strbuf_puts(e->sb, "#pragma omp simd\n");
-	indent(e);
-	dojo_strbuf_printf(e->sb, "for (int64_t i%d = 0; i%d < %" PRId64
-	    "; i%d++) {\n", depth, depth, dojo_node_size(node), depth);
-	e->indent++;
+	emit_for(e, node, depth);
 	emit_body(e, node, depth);
 	e->ninv = 0;
 	e->indent--;
@@ -545,10 +550,7 @@ emit_parallel_region(struct emit *e, dojo_node *node, int depth)
 	emit_decls(e, depth + 1, true);
 	indent(e);
 	dojo_strbuf_puts(e->sb, "#pragma omp for\n");
-	indent(e);
-	dojo_strbuf_printf(e->sb, "for (int64_t i%d = 0; i%d < %" PRId64
-	    "; i%d++) {\n", depth, depth, dojo_node_size(node), depth);
-	e->indent++;
+	emit_for(e, node, depth);
 	e->thread_depth = depth + 1;
 	emit_body(e, node, depth);
 	e->thread_depth = saved;
@@ -589,10 +591,7 @@ emit_node(struct emit *e, dojo_node *node, int depth)
 		dojo_strbuf_printf(e->sb, "/* GPU scope '%c': sequential on the "
 		    "CPU */\n", flag);
 	}
-	indent(e);
-	dojo_strbuf_printf(e->sb, "for (int64_t i%d = 0; i%d < %" PRId64
-	    "; i%d++) {\n", depth, depth, dojo_node_size(node), depth);
-	e->indent++;
+	emit_for(e, node, depth);
 	emit_body(e, node, depth);
 }
 

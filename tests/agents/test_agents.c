@@ -185,24 +185,33 @@ fake_cost(dojo_program *prog, void *payload)
 	return t;
 }
 
+/* An environment on the kernel "text" whose times come from "cost". */
+static dojo_env *
+cost_env(const char *text, dojo_env_cost_fn cost, int budget)
+{
+	dojo_program *p = dojo_program_parse("k.dojo", text, strlen(text));
+	struct dojo_env_options eo;
+	dojo_env *env;
+
+	dojo_env_options_init(&eo);
+	eo.budget = budget;
+	eo.cost = cost;
+	env = dojo_env_new(p, &eo);
+	dojo_program_free(p);
+	return env;
+}
+
 /* Play "agent" for "budget" measurements; the best node's path as text
  * into "out". */
 static int
 play(const char *agent, int budget, uint64_t seed, char *out, size_t len,
     int *used)
 {
-	dojo_program *p = dojo_program_parse("k.dojo", kernel, strlen(kernel));
-	struct dojo_env_options eo;
+	dojo_env *env = cost_env(kernel, fake_cost, budget);
 	struct dojo_agent_options ao;
 	dojo_player *pl;
-	dojo_env *env;
 	int path[64], n, i, best;
 
-	dojo_env_options_init(&eo);
-	eo.budget = budget;
-	eo.cost = fake_cost;
-	env = dojo_env_new(p, &eo);
-	dojo_program_free(p);
 	if (!env)
 		return -1;
 	dojo_agent_options_init(&ao);
@@ -273,33 +282,35 @@ enabling_cost(dojo_program *prog, void *payload)
 	return t;
 }
 
+/* Greedy with "seed" until the budget is spent. */
+static void
+run_greedy(dojo_env *env, uint64_t seed)
+{
+	struct dojo_agent_options ao;
+	dojo_player *pl;
+
+	dojo_agent_options_init(&ao);
+	ao.seed = seed;
+	pl = dojo_player_new(&dojo_agent_greedy, env, &ao);
+	CHECK(pl != NULL && dojo_player_run(pl) == 0);
+	dojo_player_free(pl);
+}
+
 /* Greedy goes sideways through the neutral move that enables the gain,
  * and measures the enabled move first. */
 static void
 test_greedy_enabling(void)
 {
-	struct dojo_env_options eo;
-	struct dojo_agent_options ao;
-	dojo_program *p;
-	dojo_player *pl;
 	dojo_env *env;
 	uint64_t seed;
 	int best;
 
 	for (seed = 1; seed <= 3; seed++) {
-		p = dojo_program_parse("k.dojo", kernel, strlen(kernel));
-		dojo_env_options_init(&eo);
-		eo.budget = 100;
-		eo.cost = enabling_cost;
-		env = dojo_env_new(p, &eo);
-		dojo_program_free(p);
+		env = cost_env(kernel, enabling_cost, 100);
 		CHECK(env != NULL);
 		if (!env)
 			return;
-		dojo_agent_options_init(&ao);
-		ao.seed = seed;
-		pl = dojo_player_new(&dojo_agent_greedy, env, &ao);
-		CHECK(pl != NULL && dojo_player_run(pl) == 0);
+		run_greedy(env, seed);
 		best = dojo_env_best(env);
 		printf("# seed %d: best %s after %s, %d measurements\n",
 		    (int)seed, dojo_env_action(env, best), best > 0 ?
@@ -313,7 +324,6 @@ test_greedy_enabling(void)
 			CHECK_STR(dojo_env_action(env,
 			    dojo_env_parent(env, best)), "fission 0.0 1");
 		}
-		dojo_player_free(pl);
 		dojo_env_free(env);
 	}
 }
@@ -344,28 +354,12 @@ tile_cost(dojo_program *prog, void *payload)
 	return t;
 }
 
-static dojo_env *
-product_env(int budget)
-{
-	dojo_program *p = dojo_program_parse("mm.dojo", product,
-	    strlen(product));
-	struct dojo_env_options eo;
-	dojo_env *env;
-
-	dojo_env_options_init(&eo);
-	eo.budget = budget;
-	eo.cost = tile_cost;
-	env = dojo_env_new(p, &eo);
-	dojo_program_free(p);
-	return env;
-}
-
 /* The register tiles of a product: the moves of each, legal one by one,
  * the nest they reach; none of a tiled state. */
 static void
 test_tiles(void)
 {
-	dojo_env *env = product_env(0);
+	dojo_env *env = cost_env(product, tile_cost, 0);
 	struct dojo_tile tiles[16];
 	char *text;
 	double r;
@@ -411,26 +405,20 @@ test_tiles(void)
 static void
 test_greedy_tiles(void)
 {
-	struct dojo_agent_options ao;
-	dojo_player *pl;
 	dojo_env *env;
 	uint64_t seed;
 
 	for (seed = 1; seed <= 3; seed++) {
-		env = product_env(30);
+		env = cost_env(product, tile_cost, 30);
 		CHECK(env != NULL);
 		if (!env)
 			return;
-		dojo_agent_options_init(&ao);
-		ao.seed = seed;
-		pl = dojo_player_new(&dojo_agent_greedy, env, &ao);
-		CHECK(pl != NULL && dojo_player_run(pl) == 0);
+		run_greedy(env, seed);
 		printf("# seed %d: best %.3f, %d measurements\n", (int)seed,
 		    dojo_env_reward(env, dojo_env_best(env)),
 		    dojo_env_used(env));
 		CHECK(fabs(dojo_env_reward(env, dojo_env_best(env)) - log(4)) <
 		    1e-9);
-		dojo_player_free(pl);
 		dojo_env_free(env);
 	}
 }
@@ -439,20 +427,13 @@ test_greedy_tiles(void)
 static void
 test_env(void)
 {
-	dojo_program *p = dojo_program_parse("k.dojo", kernel, strlen(kernel));
+	dojo_env *env = cost_env(kernel, fake_cost, 2);
 	const struct dojo_action *actions;
 	const int *children;
-	struct dojo_env_options eo;
-	dojo_env *env;
 	char text[256];
 	double r;
 	int n, i, unroll = -1, reached;
 
-	dojo_env_options_init(&eo);
-	eo.budget = 2;
-	eo.cost = fake_cost;
-	env = dojo_env_new(p, &eo);
-	dojo_program_free(p);
 	n = dojo_env_expand(env, 0, &actions, &children);
 	CHECK(n > 10);
 	for (i = 0; i < n; i++) {

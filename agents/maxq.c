@@ -13,7 +13,8 @@
 
 struct transition {
 	dojo_env *env;
-	int s, i, next;			/* state, action index, state reached */
+	int s, next;			/* state, state reached */
+	struct dojo_action a;		/* the action from s to next */
 	double r;
 	bool failed;
 	long epoch;			/* target copies + 1 when "qmax" was
@@ -138,25 +139,11 @@ scratch(dojo_maxq *mq, int n)
 	return 0;
 }
 
-/* The pair encoding of the "i"th action of "node" into "out". */
+/* Q of the action "a" of "node", reaching "child", by the online or the
+ * target network, into "*q". */
 static int
-encode(dojo_maxq *mq, dojo_env *env, int node, int i, float *out)
-{
-	const struct dojo_action *actions;
-	const int *children;
-
-	if (dojo_env_expand(env, node, &actions, &children) < 0)
-		return -1;
-	return dojo_encoder_pair(mq->enc, dojo_env_program(env, node),
-	    dojo_env_state_id(env, node), &actions[i],
-	    dojo_env_program(env, children[i]),
-	    dojo_env_state_id(env, children[i]), out);
-}
-
-/* Q of the "i"th action of "node", by the online or the target network,
- * into "*q". */
-static int
-value(dojo_maxq *mq, dojo_env *env, int node, int i, bool target, double *q)
+edge_value(dojo_maxq *mq, dojo_env *env, int node, const struct dojo_action *a,
+    int child, bool target, double *q)
 {
 	if (ensure_net(mq, env, node) < 0)
 		return -1;
@@ -166,10 +153,24 @@ value(dojo_maxq *mq, dojo_env *env, int node, int i, bool target, double *q)
 		if (!mq->row)
 			return dojo_error_set("out of memory");
 	}
-	if (encode(mq, env, node, i, mq->row) < 0)
+	if (dojo_encoder_pair(mq->enc, dojo_env_program(env, node),
+	    dojo_env_state_id(env, node), a, dojo_env_program(env, child),
+	    dojo_env_state_id(env, child), mq->row) < 0)
 		return -1;
 	*q = dojo_qnet_eval(mq->q, mq->row, target);
 	return 0;
+}
+
+/* Q of the "i"th action of "node". */
+static int
+value(dojo_maxq *mq, dojo_env *env, int node, int i, bool target, double *q)
+{
+	const struct dojo_action *actions;
+	const int *children;
+
+	if (dojo_env_expand(env, node, &actions, &children) < 0)
+		return -1;
+	return edge_value(mq, env, node, &actions[i], children[i], target, q);
 }
 
 /* Q of the "n" actions of "node". */
@@ -218,7 +219,11 @@ dojo_maxq_update(dojo_maxq *mq, double *loss)
 		return dojo_error_set("out of memory");
 	for (k = 0; k < b; k++) {
 		t = &mq->rep[dojo_agent_rand(&mq->rng, (uint64_t)mq->nrep)];
-		if (encode(mq, t->env, t->s, t->i, mq->x + (size_t)k * d) < 0)
+		if (dojo_encoder_pair(mq->enc, dojo_env_program(t->env, t->s),
+		    dojo_env_state_id(t->env, t->s), &t->a,
+		    dojo_env_program(t->env, t->next),
+		    dojo_env_state_id(t->env, t->next),
+		    mq->x + (size_t)k * d) < 0)
 			goto out;
 		if (t->epoch != mq->epoch + 1) {
 			/* max_a' Q_target(s', a'), once per target copy */
@@ -262,31 +267,56 @@ out:
 }
 
 /* The tiles of "s" (agents/tile.c) as the last move of each: the node
- * before its end and the index of the move there, into "from" and
- * "move"; their ends into "end".  The count, or -1. */
+ * before its end and that move, into "from" and "last"; their ends into
+ * "end".  The count, or -1. */
 static int
-tile_moves(dojo_env *env, int s, int *from, int *move, int *end)
+tile_moves(dojo_env *env, int s, int *from, struct dojo_action *last,
+    int *end)
 {
 	struct dojo_tile tiles[MAXQ_TILES];
-	const struct dojo_action *actions;
-	const int *children;
-	int nt, n, k, i, m = 0;
+	int nt, k, m = 0;
 
 	nt = dojo_agent_tiles(env, s, tiles, MAXQ_TILES);
 	for (k = 0; k < nt; k++) {
-		int p = dojo_env_parent(env, tiles[k].node);
-
-		if ((n = dojo_env_expand(env, p, &actions, &children)) < 0)
+		from[m] = dojo_env_parent(env, tiles[k].node);
+		end[m] = tiles[k].node;
+		if (dojo_action_parse(&last[m],
+		    dojo_env_action(env, tiles[k].node)) < 0)
 			return -1;
-		for (i = 0; i < n && children[i] != tiles[k].node; i++)
-			;
-		if (i == n)
-			continue;
-		from[m] = p;
-		move[m] = i;
-		end[m++] = tiles[k].node;
+		m++;
 	}
 	return nt < 0 ? -1 : m;
+}
+
+/* An exploring draw among the "n" actions of a state and its "nt" tiles:
+ * a kind of move first (the tiles are one kind), then one of that kind,
+ * so that a kind with few places (parallelize, a tile) is tried as often
+ * as one with many (split). */
+static int
+explore(dojo_maxq *mq, const struct dojo_action *actions, int n, int nt)
+{
+	int nkinds = dojo_moves_count() + 1;	/* the last: the tiles */
+	int *count = calloc(nkinds, sizeof *count);
+	int nk = 0, kind, i, pick;
+
+	if (!count)
+		return dojo_error_set("out of memory");
+	for (i = 0; i < n; i++)
+		count[dojo_action_move_index(&actions[i])]++;
+	count[nkinds - 1] = nt;
+	for (kind = 0; kind < nkinds; kind++)
+		nk += count[kind] > 0;
+	pick = (int)dojo_agent_rand(&mq->rng, (uint64_t)nk);
+	for (kind = 0; count[kind] == 0 || pick-- > 0; kind++)
+		;
+	pick = (int)dojo_agent_rand(&mq->rng, (uint64_t)count[kind]);
+	free(count);
+	if (kind == nkinds - 1)
+		return n + pick;
+	for (i = 0; i < n; i++)
+		if (dojo_action_move_index(&actions[i]) == kind && pick-- == 0)
+			break;
+	return i;
 }
 
 int
@@ -297,8 +327,9 @@ dojo_maxq_step(dojo_maxq *mq, dojo_env *env, double epsilon, bool learn,
 	const int *children;
 	struct transition *t;
 	double *q, r, qt, qbest;
-	int s = dojo_env_current(env), n, nt, i, best, next, rc, tfrom, tmove;
-	int from[MAXQ_TILES], move[MAXQ_TILES], end[MAXQ_TILES];
+	int s = dojo_env_current(env), n, nt, i, best, next, rc, tfrom;
+	int from[MAXQ_TILES], end[MAXQ_TILES];
+	struct dojo_action last[MAXQ_TILES], ta;
 
 	if (loss)
 		*loss = 0;
@@ -312,42 +343,50 @@ dojo_maxq_step(dojo_maxq *mq, dojo_env *env, double epsilon, bool learn,
 	}
 	if (n <= 0)
 		return n < 0 ? -1 : 1;
-	nt = tile_moves(env, s, from, move, end);
+	nt = tile_moves(env, s, from, last, end);
 	if (nt < 0)
 		return -1;
-	q = calloc(n, sizeof *q);
-	if (!q)
-		return dojo_error_set("out of memory");
-	if (dojo_maxq_scores(mq, env, s, q, n) < 0) {
-		free(q);
+	/* the tiles' expansions may have moved the action list */
+	if (dojo_env_expand(env, s, &actions, &children) < 0)
 		return -1;
-	}
-	/* the moves of "s", then its tiles, each valued as its last move */
-	best = 0;
-	for (i = 1; i < n; i++)
-		if (q[i] > q[best])
-			best = i;
-	qbest = q[best];
-	free(q);
-	for (i = 0; i < nt; i++) {
-		if (value(mq, env, from[i], move[i], false, &qt) < 0)
+	if (uniform(&mq->rng) < epsilon) {
+		if ((best = explore(mq, actions, n, nt)) < 0)
 			return -1;
-		if (qt > qbest) {
-			qbest = qt;
-			best = n + i;
+	} else {
+		q = calloc(n, sizeof *q);
+		if (!q)
+			return dojo_error_set("out of memory");
+		if (dojo_maxq_scores(mq, env, s, q, n) < 0) {
+			free(q);
+			return -1;
+		}
+		/* the moves of "s", then its tiles, each valued as its
+		 * last move */
+		best = 0;
+		for (i = 1; i < n; i++)
+			if (q[i] > q[best])
+				best = i;
+		qbest = q[best];
+		free(q);
+		for (i = 0; i < nt; i++) {
+			if (edge_value(mq, env, from[i], &last[i], end[i], false,
+			    &qt) < 0)
+				return -1;
+			if (qt > qbest) {
+				qbest = qt;
+				best = n + i;
+			}
 		}
 	}
-	if (uniform(&mq->rng) < epsilon)
-		best = (int)dojo_agent_rand(&mq->rng, (uint64_t)(n + nt));
 	if (best < n) {
+		ta = actions[best];
 		rc = dojo_env_step(env, best, &r, &next);
 		tfrom = s;
-		tmove = best;
 	} else {
 		next = end[best - n];
 		rc = dojo_env_jump(env, next, &r);
 		tfrom = from[best - n];
-		tmove = move[best - n];
+		ta = last[best - n];
 	}
 	if (rc != 0)
 		return rc;
@@ -355,7 +394,7 @@ dojo_maxq_step(dojo_maxq *mq, dojo_env *env, double epsilon, bool learn,
 	memset(t, 0, sizeof *t);
 	t->env = env;
 	t->s = tfrom;
-	t->i = tmove;
+	t->a = ta;
 	t->next = next;
 	t->r = r;
 	t->failed = dojo_env_failed(env, next);

@@ -35,27 +35,6 @@
 #include <stdio.h>
 #include <string.h>
 
-/* The child of "node" by the action whose text is "text": the node, -1
- * when the action is not legal there, -2 on an error. */
-static int
-follow(dojo_env *env, int node, const char *text)
-{
-	const struct dojo_action *actions;
-	const int *children;
-	char t[256];
-	int n, i;
-
-	n = dojo_env_expand(env, node, &actions, &children);
-	if (n < 0)
-		return -2;
-	for (i = 0; i < n; i++) {
-		dojo_action_format(t, sizeof t, &actions[i]);
-		if (strcmp(t, text) == 0)
-			return children[i];
-	}
-	return -1;
-}
-
 /* The address of the scope at depth "d" of a perfect nest under the
  * top-level node "top": "top" followed by "d" zeros. */
 static void
@@ -90,7 +69,7 @@ play(struct build *b, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(move, sizeof move, fmt, ap);
 	va_end(ap);
-	k = follow(b->env, b->node, move);
+	k = dojo_env_follow(b->env, b->node, move);
 	if (k < 0)
 		return k;
 	b->node = k;

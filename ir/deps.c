@@ -657,6 +657,13 @@ struct dojo_deps {
 	struct xacc_list xl;
 	/* per buffer, when a fold of it was asked: value flow, order */
 	isl_union_map **flow, **order;
+	/* the folds answered so far (dojo_deps_fold_conflict) */
+	struct fold_answer {
+		int b, d;
+		int64_t n;
+		bool conflict;
+	} *folds;
+	int nfolds, capfolds;
 };
 
 /* Whether "e" reads the storage of buffer "b" anywhere. */
@@ -894,6 +901,7 @@ dojo_deps_free(dojo_deps *deps)
 	}
 	free(deps->flow);
 	free(deps->order);
+	free(deps->folds);
 	free(deps->xl.x);
 	free(deps->m.st);
 	if (deps->ctx)
@@ -1590,6 +1598,71 @@ out:
 	return rc;
 }
 
+/* The windows the action set offers (fold_values in transform.c) are 1 to
+ * FOLD_PROBE slots; a question about one of them first asks about its
+ * largest multiple among them. */
+#define FOLD_PROBE 4
+
+/* What the folds answered so far say of folding "d" of "b" to "n": a
+ * fold to n slots maps the elements i and j to one slot when n divides
+ * i - j, so a fold to a multiple of a safe n is safe, and one to a
+ * divisor of a conflicting n conflicts.  1 (conflict), 0 (safe), -1
+ * (unknown). */
+static int
+fold_known(const dojo_deps *deps, int b, int d, int64_t n)
+{
+	const struct fold_answer *f;
+	int i;
+
+	for (i = 0; i < deps->nfolds; i++) {
+		f = &deps->folds[i];
+		if (f->b != b || f->d != d)
+			continue;
+		if (!f->conflict && n % f->n == 0)
+			return 0;
+		if (f->conflict && f->n % n == 0)
+			return 1;
+	}
+	return -1;
+}
+
+static int
+fold_answer(dojo_deps *deps, int b, int d, int64_t n)
+{
+	int64_t ext = deps->m.prog->decls->buf[b].ext[d], m;
+	struct fold_answer *f;
+	int rc;
+
+	if ((rc = fold_known(deps, b, d, n)) >= 0)
+		return rc;
+	for (m = FOLD_PROBE / n * n; m > n && m >= ext; m -= n)
+		;
+	if (m > n && (rc = fold_answer(deps, b, d, m)) != 0)
+		return rc;
+	if (!deps->flow[b])
+		fold_relations(deps->ctx, &deps->m, &deps->xl, b,
+		    &deps->flow[b], &deps->order[b]);
+	rc = fold_conflict(deps->ctx, &deps->m, &deps->xl, b, d, n,
+	    deps->flow[b], deps->order[b]);
+	if (rc < 0)
+		return rc;
+	if (deps->nfolds == deps->capfolds) {
+		int cap = deps->capfolds ? 2 * deps->capfolds : 16;
+
+		f = realloc(deps->folds, cap * sizeof *f);
+		if (!f)
+			return dojo_error_set("out of memory");
+		deps->folds = f;
+		deps->capfolds = cap;
+	}
+	f = &deps->folds[deps->nfolds++];
+	f->b = b;
+	f->d = d;
+	f->n = n;
+	f->conflict = rc > 0;
+	return rc;
+}
+
 int
 dojo_deps_fold_conflict(dojo_deps *deps, int b, int d, int64_t n, char *why,
     size_t len)
@@ -1602,11 +1675,7 @@ dojo_deps_fold_conflict(dojo_deps *deps, int b, int d, int64_t n, char *why,
 		if (!deps->flow || !deps->order)
 			return dojo_error_set("out of memory");
 	}
-	if (!deps->flow[b])
-		fold_relations(deps->ctx, &deps->m, &deps->xl, b,
-		    &deps->flow[b], &deps->order[b]);
-	rc = fold_conflict(deps->ctx, &deps->m, &deps->xl, b, d, n,
-	    deps->flow[b], deps->order[b]);
+	rc = fold_answer(deps, b, d, n);
 	if (rc > 0 && why)
 		fold_why(why, len, deps->m.prog, b);
 	return rc;

@@ -354,6 +354,71 @@ out_free:
 	return -1;
 }
 
+struct offered {
+	const char *text;
+	bool found;
+	struct dojo_action a;		/* the candidate found */
+};
+
+static int
+is_offered(const struct dojo_action *a, void *payload)
+{
+	struct offered *o = payload;
+	char text[256];
+
+	dojo_action_format(text, sizeof text, a);
+	o->found = strcmp(text, o->text) == 0;
+	if (o->found)
+		o->a = *a;
+	return o->found;
+}
+
+int
+dojo_env_follow(dojo_env *env, int node, const char *text)
+{
+	const struct dojo_action *actions;
+	const int *children;
+	struct offered o = { .text = text };
+	struct dojo_action a;
+	char t[256];
+	dojo_moves *mv;
+	dojo_program *next;
+	int n, i, k = -2;
+
+	if (env->nodes[node].expanded) {
+		n = dojo_env_expand(env, node, &actions, &children);
+		for (i = 0; i < n; i++) {
+			dojo_action_format(t, sizeof t, &actions[i]);
+			if (strcmp(t, text) == 0)
+				return children[i];
+		}
+		dojo_error_set("%s: not a legal move here", text);
+		return -1;
+	}
+	if (dojo_action_parse(&a, text) < 0)
+		return -2;
+	mv = dojo_moves_new(env->nodes[node].prog, env->opt.target);
+	if (!mv)
+		return -2;
+	/* a legal action of the set: a candidate of the set that passes
+	 * its check */
+	if (dojo_moves_candidates(mv, a.path, a.npath, is_offered, &o) < 0)
+		goto out;
+	if (!o.found) {
+		dojo_error_set("%s: not a move of the action set", text);
+		k = -1;
+	} else if (dojo_moves_check(mv, &o.a) < 0) {
+		k = -1;
+	} else if ((next = dojo_moves_apply_unchecked(mv, &o.a))) {
+		k = add_node(env, next, node, text);
+		if (k < 0)
+			k = -2;
+	}
+out:
+	dojo_moves_free(mv);
+	return k;
+}
+
 bool
 dojo_env_spent(dojo_env *env)
 {

@@ -282,16 +282,17 @@ enabling_cost(dojo_program *prog, void *payload)
 	return t;
 }
 
-/* Greedy with "seed" until the budget is spent. */
+/* "agent" with "seed" until the budget is spent. */
 static void
-run_greedy(dojo_env *env, uint64_t seed)
+run_agent(const struct dojo_agent *agent, dojo_env *env, uint64_t seed)
 {
 	struct dojo_agent_options ao;
 	dojo_player *pl;
 
 	dojo_agent_options_init(&ao);
 	ao.seed = seed;
-	pl = dojo_player_new(&dojo_agent_greedy, env, &ao);
+	ao.learn = true;
+	pl = dojo_player_new(agent, env, &ao);
 	CHECK(pl != NULL && dojo_player_run(pl) == 0);
 	dojo_player_free(pl);
 }
@@ -310,7 +311,7 @@ test_greedy_enabling(void)
 		CHECK(env != NULL);
 		if (!env)
 			return;
-		run_greedy(env, seed);
+		run_agent(&dojo_agent_greedy, env, seed);
 		best = dojo_env_best(env);
 		printf("# seed %d: best %s after %s, %d measurements\n",
 		    (int)seed, dojo_env_action(env, best), best > 0 ?
@@ -413,7 +414,7 @@ test_greedy_tiles(void)
 		CHECK(env != NULL);
 		if (!env)
 			return;
-		run_greedy(env, seed);
+		run_agent(&dojo_agent_greedy, env, seed);
 		printf("# seed %d: best %.3f, %d measurements\n", (int)seed,
 		    dojo_env_reward(env, dojo_env_best(env)),
 		    dojo_env_used(env));
@@ -421,6 +422,32 @@ test_greedy_tiles(void)
 		    1e-9);
 		dojo_env_free(env);
 	}
+}
+
+/* Max-Q exploring draws a kind of move first, the tiles being one kind:
+ * with 60 measurements it plays the tile of the product (from the start:
+ * after any split the tile's cost is a loss) on most seeds. */
+static void
+test_maxq_tiles(void)
+{
+	dojo_env *env;
+	uint64_t seed;
+	int found = 0;
+
+	for (seed = 1; seed <= 3; seed++) {
+		env = cost_env(product, tile_cost, 60);
+		CHECK(env != NULL);
+		if (!env)
+			return;
+		run_agent(&dojo_agent_maxq, env, seed);
+		printf("# seed %d: best %.3f after %s\n", (int)seed,
+		    dojo_env_reward(env, dojo_env_best(env)),
+		    dojo_env_action(env, dojo_env_best(env)));
+		found += fabs(dojo_env_reward(env, dojo_env_best(env)) -
+		    log(4)) < 1e-9;
+		dojo_env_free(env);
+	}
+	CHECK(found >= 2);
 }
 
 /* The environment: a failed step stays at the parent, the budget. */
@@ -455,6 +482,82 @@ test_env(void)
 	dojo_env_free(env);
 }
 
+/* Every candidate move of the product's start, followed one at a time in
+ * a fresh environment, reaches the state of the same action in the whole
+ * action set, and a move out of the set is refused. */
+struct follow_check {
+	dojo_env *env, *fresh;
+	const struct dojo_action *actions;
+	const int *children;
+	int n, legal, refused, wrong;
+};
+
+static int
+follow_candidate(const struct dojo_action *a, void *payload)
+{
+	struct follow_check *f = payload;
+	char text[256], t[256];
+	int i, k;
+
+	dojo_action_format(text, sizeof text, a);
+	for (i = 0; i < f->n; i++) {
+		dojo_action_format(t, sizeof t, &f->actions[i]);
+		if (strcmp(t, text) == 0)
+			break;
+	}
+	k = dojo_env_follow(f->fresh, 0, text);
+	if (i < f->n && k >= 0) {
+		f->legal++;
+		/* (two actions may reach one state: the node keeps the
+		 * first one's text) */
+		f->wrong += strcmp(dojo_env_state_id(f->fresh, k),
+		    dojo_env_state_id(f->env, f->children[i])) != 0;
+	} else if (i == f->n && k == -1) {
+		f->refused++;
+	} else {
+		printf("# %s: in the set %d, followed %d\n", text, i < f->n,
+		    k);
+		f->wrong++;
+	}
+	return 0;
+}
+
+static void
+test_follow(void)
+{
+	struct follow_check f = { 0 };
+	dojo_moves *mv;
+	int k;
+
+	f.env = cost_env(product, tile_cost, 30);
+	f.fresh = cost_env(product, tile_cost, 30);
+	CHECK(f.env && f.fresh);
+	if (!f.env || !f.fresh)
+		return;
+	f.n = dojo_env_expand(f.env, 0, &f.actions, &f.children);
+	CHECK(f.n > 20);
+	mv = dojo_moves_new(dojo_env_program(f.env, 0), "c");
+	CHECK(dojo_moves_candidates(mv, NULL, 0, follow_candidate, &f) == 0);
+	dojo_moves_free(mv);
+	printf("# %d followed, %d refused, %d wrong\n", f.legal, f.refused,
+	    f.wrong);
+	CHECK(f.legal == f.n && f.refused > 0 && f.wrong == 0);
+	/* not candidates: a split by a non-divisor, an operation's address */
+	CHECK(dojo_env_follow(f.fresh, 0, "split 0 5") == -1);
+	CHECK(strstr(dojo_error_last(), "not a move of the action set"));
+	CHECK(dojo_env_follow(f.fresh, 0, "unroll 0.0.1.0") == -1);
+	CHECK(dojo_env_follow(f.fresh, 0, "swap 0.0") == -1);
+	CHECK_STR(dojo_error_last(), "swap 0.0: the scope's only child must "
+	    "be a scope (a perfect pair)");
+	/* once a node is expanded, following is a look-up in its set */
+	k = dojo_env_follow(f.env, 0, "split 0 4");
+	CHECK(k > 0 && dojo_env_parent(f.env, k) == 0);
+	CHECK(dojo_env_follow(f.env, 0, "swap 0.0") == -1);
+	CHECK(dojo_env_used(f.env) == 0 && dojo_env_used(f.fresh) == 0);
+	dojo_env_free(f.env);
+	dojo_env_free(f.fresh);
+}
+
 static const struct unit_test tests[] = {
 	{ "Max-Q values of a hand-made MDP", test_mdp },
 	{ "model files: round trip, version and encoder errors",
@@ -462,11 +565,14 @@ static const struct unit_test tests[] = {
 	{ "encoders: built-in, external protocol and its errors",
 	  test_encoders },
 	{ "environment: failures, budget", test_env },
+	{ "environment: one move followed without the action set",
+	  test_follow },
 	{ "agents: deterministic per seed, budget kept, a faster state found",
 	  test_agents },
 	{ "greedy: a neutral move that enables a gain", test_greedy_enabling },
 	{ "register tiles: moves, nest, none when tiled", test_tiles },
 	{ "greedy: a gain only a register tile reaches", test_greedy_tiles },
+	{ "Max-Q: exploring, it plays a register tile", test_maxq_tiles },
 	{ NULL, NULL }
 };
 

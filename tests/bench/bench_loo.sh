@@ -7,7 +7,9 @@
 # too: EPISODES * depth 8 measurements at most, spread over the kernels.
 # BENCH_HELD="name ..." holds out only those kernels (each still trained
 # on all the others).  All runs share one measurement database
-# (PERFDOJO_DB).
+# (PERFDOJO_DB).  BENCH_RAW=FILE appends one line per run: kernel agent
+# seed speedup seconds (agent "maxq-trained" with the model; "train" for
+# the training, with its seconds).
 set -u
 perfdojo=${1:?usage: bench_loo.sh PERFDOJO [BUDGET] [EPISODES] [KERNELS...]}
 budget=${2:-30}
@@ -18,16 +20,22 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/perfdojo-loo.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 PERFDOJO_DB=${PERFDOJO_DB:-$tmp/m.db}
 export PERFDOJO_DB
+raw=${BENCH_RAW:-/dev/null}
 
-# median KERNEL AGENT [OPTIONS...]: the median best speedup of 3 seeds
+# median KERNEL AGENT LABEL [OPTIONS...]: the median best speedup of 3
+# seeds
 median() {
-	k=$1 a=$2
-	shift 2
+	k=$1 a=$2 label=$3
+	shift 3
 	for seed in 1 2 3; do
-		"$perfdojo" tune "$k" --agent "$a" --budget "$budget" \
+		t0=$(date +%s)
+		x=$("$perfdojo" tune "$k" --agent "$a" --budget "$budget" \
 		    --seed "$seed" --session "$tmp/s-$(basename "$k")" "$@" \
 		    2> /dev/null |
-		    sed -n 's/^# best: \([0-9.]*\)x.*/\1/p'
+		    sed -n 's/^# best: \([0-9.]*\)x.*/\1/p')
+		echo "${x:-0}"
+		echo "$(basename "$k" .dojo) $label $seed ${x:-failed}" \
+		    "$(($(date +%s) - t0))" >> "$raw"
 	done | sort -n | sed -n 2p
 }
 
@@ -43,10 +51,13 @@ for held in "$@"; do
 	for k in "$@"; do
 		[ "$k" = "$held" ] || others="$others $k"
 	done
+	t0=$(date +%s)
 	# shellcheck disable=SC2086
 	"$perfdojo" train --agent maxq $others --episodes "$episodes" \
 	    --model "$tmp/model" > /dev/null 2>&1 || { echo "train failed"; exit 1; }
+	echo "$(basename "$held" .dojo) train - - $(($(date +%s) - t0))" \
+	    >> "$raw"
 	printf '%-16s %7sx %7sx %7sx\n' "$(basename "$held" .dojo)" \
-	    "$(median "$held" random)" "$(median "$held" maxq)" \
-	    "$(median "$held" maxq --model "$tmp/model")"
+	    "$(median "$held" random random)" "$(median "$held" maxq maxq)" \
+	    "$(median "$held" maxq maxq-trained --model "$tmp/model")"
 done

@@ -346,7 +346,7 @@ dojo_maxq_step(dojo_maxq *mq, dojo_env *env, double epsilon, bool learn,
 	nt = tile_moves(env, s, from, last, end);
 	if (nt < 0)
 		return -1;
-	/* the tiles' expansions may have moved the action list */
+	/* (the list again after the tiles, which add nodes) */
 	if (dojo_env_expand(env, s, &actions, &children) < 0)
 		return -1;
 	if (uniform(&mq->rng) < epsilon) {

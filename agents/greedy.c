@@ -303,9 +303,6 @@ climb_init(struct greedy *g, dojo_env *env, struct climb *c)
 	nt = dojo_agent_tiles(env, g->cur, tiles, MAX_TILES);
 	if (nt < 0)
 		return -1;
-	/* the expansions of the tiles' nodes may have moved the list */
-	if (dojo_env_expand(env, g->cur, &actions, &children) < 0)
-		return -1;
 	size = n + nt ? n + nt : 1;
 	c->node = malloc(size * sizeof *c->node);
 	c->text = calloc(size, sizeof *c->text);

@@ -346,9 +346,6 @@ dojo_maxq_step(dojo_maxq *mq, dojo_env *env, double epsilon, bool learn,
 	nt = tile_moves(env, s, from, last, end);
 	if (nt < 0)
 		return -1;
-	/* (the list again after the tiles, which add nodes) */
-	if (dojo_env_expand(env, s, &actions, &children) < 0)
-		return -1;
 	if (uniform(&mq->rng) < epsilon) {
 		if ((best = explore(mq, actions, n, nt)) < 0)
 			return -1;

@@ -380,18 +380,15 @@ dojo_env_follow(dojo_env *env, int node, const char *text)
 	const int *children;
 	struct offered o = { .text = text };
 	struct dojo_action a;
-	char t[256];
 	dojo_moves *mv;
 	dojo_program *next;
 	int n, i, k = -2;
 
 	if (env->nodes[node].expanded) {
 		n = dojo_env_expand(env, node, &actions, &children);
-		for (i = 0; i < n; i++) {
-			dojo_action_format(t, sizeof t, &actions[i]);
-			if (strcmp(t, text) == 0)
+		for (i = 0; i < n; i++)
+			if (is_offered(&actions[i], &o))
 				return children[i];
-		}
 		dojo_error_set("%s: not a legal move here", text);
 		return -1;
 	}

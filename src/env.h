@@ -78,7 +78,8 @@ int dojo_env_path(dojo_env *env, int node, int *out, int max);
 
 /* The legal actions of "node", in the stable order of dojo_moves_list,
  * and the node each one reaches: "*actions" and "*children" (owned by
- * the environment) hold the count returned, or -1 with the last error. */
+ * the environment, valid while it lives, new nodes or not) hold the
+ * count returned, or -1 with the last error. */
 int dojo_env_expand(dojo_env *env, int node,
     const struct dojo_action **actions, const int **children);
 

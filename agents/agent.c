@@ -29,6 +29,7 @@ dojo_agent_options_init(struct dojo_agent_options *opt)
 	opt->width = 4;
 	opt->depth = 8;
 	opt->epsilon = -1;
+	opt->gamma = -1;
 	opt->learn = true;
 }
 

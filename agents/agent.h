@@ -24,6 +24,9 @@ struct dojo_agent_options {
 	const char *model;		/* maxq: the model to start from */
 	const char *encoder_cmd;	/* maxq: NULL for the built-in one */
 	double epsilon;			/* maxq: < 0 for the default */
+	double gamma;			/* maxq: < 0 for the default */
+	int updates;			/* maxq: updates per step, 0: the
+					   default */
 	bool learn;			/* maxq: learn while playing */
 };
 

@@ -41,12 +41,14 @@ dojo_maxq_options_init(struct dojo_maxq_options *opt)
 {
 	memset(opt, 0, sizeof *opt);
 	opt->seed = 1;
-	opt->gamma = 0.9;
+	opt->gamma = 0.5;
 	opt->lr = 1e-3;
 	opt->hidden = 64;
 	opt->batch = 32;
 	opt->replay = 10000;
 	opt->sync = 50;
+	opt->updates = 8;
+	opt->double_q = true;
 }
 
 /* The network, made or loaded when the encoder's dimension is known. */
@@ -197,6 +199,25 @@ uniform(uint64_t *rng)
 	return (double)(dojo_splitmix64(rng) >> 11) / 9007199254740992.0;
 }
 
+/* The value of a transition's next state (its "n" actions) into its
+ * qmax: with double Q (the default), the target network's value of the
+ * action the online network ranks first; without, max_a' Q_target(s',
+ * a').  "q" has room for 2n. */
+static int
+next_value(dojo_maxq *mq, struct transition *t, double *q, int n)
+{
+	if (values(mq, t->env, t->next, q, n, true) < 0)
+		return -1;
+	if (!mq->opt.double_q) {
+		t->qmax = dojo_maxq_target(-INFINITY, false, 1.0, q, n);
+		return 0;
+	}
+	if (values(mq, t->env, t->next, q + n, n, false) < 0)
+		return -1;
+	t->qmax = dojo_maxq_target_double(-INFINITY, false, 1.0, q, q + n, n);
+	return 0;
+}
+
 int
 dojo_maxq_update(dojo_maxq *mq, double *loss)
 {
@@ -226,7 +247,7 @@ dojo_maxq_update(dojo_maxq *mq, double *loss)
 		    mq->x + (size_t)k * d) < 0)
 			goto out;
 		if (t->epoch != mq->epoch + 1) {
-			/* max_a' Q_target(s', a'), once per target copy */
+			/* the value of s', once per target copy */
 			n = t->failed ? 0 : dojo_env_expand(t->env, t->next,
 			    &actions, &children);
 			if (n < 0)
@@ -234,18 +255,15 @@ dojo_maxq_update(dojo_maxq *mq, double *loss)
 			t->nnext = n;
 			t->qmax = 0;
 			if (n > 0) {
-				double *nq = realloc(qn, n * sizeof *nq);
+				double *nq = realloc(qn, 2 * n * sizeof *nq);
 
 				if (!nq) {
 					dojo_error_set("out of memory");
 					goto out;
 				}
 				qn = nq;
-				if (values(mq, t->env, t->next, qn, n, true) <
-				    0)
+				if (next_value(mq, t, qn, n) < 0)
 					goto out;
-				t->qmax = dojo_maxq_target(-INFINITY, false,
-				    1.0, qn, n);
 			}
 			t->epoch = mq->epoch + 1;
 		}
@@ -398,8 +416,14 @@ dojo_maxq_step(dojo_maxq *mq, dojo_env *env, double epsilon, bool learn,
 	mq->head = (mq->head + 1) % mq->opt.replay;
 	if (mq->nrep < mq->opt.replay)
 		mq->nrep++;
-	if (learn)
-		return dojo_maxq_update(mq, loss);
+	for (i = 0; learn && i < mq->opt.updates; i++) {
+		double l;
+
+		if (dojo_maxq_update(mq, &l) < 0)
+			return -1;
+		if (loss)
+			*loss += l / mq->opt.updates;
+	}
 	return 0;
 }
 
@@ -436,6 +460,10 @@ maxq_new(dojo_env *env, const struct dojo_agent_options *opt)
 	mo.seed = opt->seed;
 	mo.model = opt->model;
 	mo.encoder_cmd = opt->encoder_cmd;
+	if (opt->gamma >= 0)
+		mo.gamma = opt->gamma;
+	if (opt->updates > 0)
+		mo.updates = opt->updates;
 	a->mq = dojo_maxq_new(&mo);
 	if (!a->mq) {
 		free(a);

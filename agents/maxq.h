@@ -16,12 +16,16 @@ struct dojo_maxq_options {
 	uint64_t seed;
 	const char *model;		/* start from this model (NULL: fresh) */
 	const char *encoder_cmd;	/* NULL: the built-in encoder */
-	double gamma;			/* 0.9 */
+	double gamma;			/* 0.5 */
 	double lr;			/* Adam's rate, 1e-3 */
 	int hidden;			/* units per hidden layer, 64 */
 	int batch;			/* transitions per update, 32 */
 	int replay;			/* transitions kept, 10000 */
 	int sync;			/* updates between target copies, 50 */
+	int updates;			/* updates per step, 8 */
+	bool double_q;			/* the online network picks a' of the
+					   target, the target network values
+					   it (true) */
 };
 
 void dojo_maxq_options_init(struct dojo_maxq_options *opt);

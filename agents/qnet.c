@@ -211,6 +211,20 @@ dojo_maxq_target(double r, bool failed, double gamma, const double *qnext,
 	return r > gamma * best ? r : gamma * best;
 }
 
+double
+dojo_maxq_target_double(double r, bool failed, double gamma,
+    const double *qnext, const double *qpick, int n)
+{
+	int i, best = 0;
+
+	if (failed || n <= 0)
+		return r;
+	for (i = 1; i < n; i++)
+		if (qpick[i] > qpick[best])
+			best = i;
+	return r > gamma * qnext[best] ? r : gamma * qnext[best];
+}
+
 int
 dojo_qnet_save(dojo_qnet *q, const char *path, const char *encoder,
     int encoder_dim)

@@ -39,6 +39,13 @@ void dojo_qnet_sync(dojo_qnet *q);
  * qnext[i]); y = r when the state failed or has no actions ("n" 0). */
 double dojo_maxq_target(double r, bool failed, double gamma,
     const double *qnext, int n);
+/* The same with double Q: the action that "qpick" (the online
+ * network's values) ranks first is valued by "qnext" (the target
+ * network's), y = max(r, gamma * qnext[argmax_i qpick[i]]).  The max of
+ * many noisy estimates sits above their mean; picking with one network
+ * and valuing with the other keeps that bias out of the target. */
+double dojo_maxq_target_double(double r, bool failed, double gamma,
+    const double *qnext, const double *qpick, int n);
 
 /* Write the model: the header "perfdojo-model 1", "encoder NAME DIM",
  * "layers", "updates", then the weights.  0 or -1. */

@@ -31,7 +31,7 @@ struct tune_args {
 
 enum {
 	OPT_ENCODER = 256, OPT_CSV, OPT_PLOT, OPT_TIMEOUT, OPT_WIDTH,
-	OPT_EPSILON, OPT_SUGGEST, OPT_LIVE
+	OPT_EPSILON, OPT_GAMMA, OPT_UPDATES, OPT_SUGGEST, OPT_LIVE
 };
 
 /* A positive number from "text", or -1. */
@@ -66,6 +66,8 @@ parse_args(struct tune_args *a, const struct dojo_command *cmd, int argc,
 		{ "episodes", required_argument, NULL, 'e' },
 		{ "encoder-cmd", required_argument, NULL, OPT_ENCODER },
 		{ "epsilon", required_argument, NULL, OPT_EPSILON },
+		{ "gamma", required_argument, NULL, OPT_GAMMA },
+		{ "updates", required_argument, NULL, OPT_UPDATES },
 		{ "csv", required_argument, NULL, OPT_CSV },
 		{ "plot", required_argument, NULL, OPT_PLOT },
 		{ "timeout", required_argument, NULL, OPT_TIMEOUT },
@@ -75,15 +77,15 @@ parse_args(struct tune_args *a, const struct dojo_command *cmd, int argc,
 		{ NULL, 0, NULL, 0 }
 	};
 	double v;
-	int c;
+	int c, li;
 
 	memset(a, 0, sizeof *a);
 	dojo_agent_options_init(&a->aopt);
 	a->jobs = 1;
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, ":a:n:S:m:s:r:j:d:e:h", longopts,
-	    NULL)) != -1) {
+	while ((li = -1, c = getopt_long(argc, argv, ":a:n:S:m:s:r:j:d:e:h",
+	    longopts, &li)) != -1) {
 		if (c == 'h') {
 			dojo_command_print_help(stdout, cmd);
 			return 1;
@@ -92,14 +94,19 @@ parse_args(struct tune_args *a, const struct dojo_command *cmd, int argc,
 			return -dojo_command_bad_option(cmd, c, argv);
 		v = 0;
 		if ((c < 256 && strchr("nSrjde", c)) || c == OPT_WIDTH ||
-		    c == OPT_TIMEOUT || c == OPT_EPSILON || c == OPT_SUGGEST) {
+		    c == OPT_TIMEOUT || c == OPT_EPSILON || c == OPT_GAMMA ||
+		    c == OPT_UPDATES || c == OPT_SUGGEST) {
+			bool rate = c == OPT_EPSILON || c == OPT_GAMMA;
+			char shortname[2] = { (char)c, '\0' };
+
 			v = number(optarg);
-			if (v < 0 || (c != 'S' && c != OPT_TIMEOUT &&
-			    c != OPT_EPSILON && v != floor(v)) ||
-			    (c == OPT_EPSILON && v > 1))
+			if (v < 0 || (c != 'S' && c != OPT_TIMEOUT && !rate &&
+			    v != floor(v)) || (rate && v > 1) ||
+			    (c == OPT_UPDATES && v < 1))
 				return -dojo_command_usage(cmd, "'%s' is not "
-				    "a valid value for %s", optarg,
-				    argv[optind - 1]);
+				    "a valid value for -%s%s", optarg,
+				    li >= 0 ? "-" : "",
+				    li >= 0 ? longopts[li].name : shortname);
 		}
 		switch (c) {
 		case 'a': a->agent = optarg; break;
@@ -114,6 +121,8 @@ parse_args(struct tune_args *a, const struct dojo_command *cmd, int argc,
 		case OPT_WIDTH: a->aopt.width = (int)v; break;
 		case OPT_ENCODER: a->encoder_cmd = optarg; break;
 		case OPT_EPSILON: a->aopt.epsilon = v; break;
+		case OPT_GAMMA: a->aopt.gamma = v; break;
+		case OPT_UPDATES: a->aopt.updates = (int)v; break;
 		case OPT_CSV: a->csv = optarg; break;
 		case OPT_PLOT: a->plot = optarg; break;
 		case OPT_TIMEOUT: a->timeout = v; break;
@@ -411,6 +420,10 @@ const struct dojo_command dojo_command_tune = {
 	    "                      stdin, numbers on stdout)\n"
 	    "      --epsilon E     maxq: the exploration rate (default: "
 	    "decays)\n"
+	    "      --gamma G       maxq: the discount of the target "
+	    "(default 0.5)\n"
+	    "      --updates K     maxq: learning updates per step (default "
+	    "8)\n"
 	    "  -s, --session DIR   the session (default FILE.session, made "
 	    "if missing);\n"
 	    "                      the path to the best state becomes the "
@@ -488,6 +501,10 @@ train_run(int argc, char **argv)
 		return dojo_command_usage(cmd, "give --model M to write");
 	dojo_maxq_options_init(&mo);
 	mo.seed = a.aopt.seed;
+	if (a.aopt.gamma >= 0)
+		mo.gamma = a.aopt.gamma;
+	if (a.aopt.updates > 0)
+		mo.updates = a.aopt.updates;
 	mo.encoder_cmd = a.encoder_cmd;
 	rc = DOJO_EXIT_ERROR;
 	envs = calloc(nfiles, sizeof *envs);
@@ -619,6 +636,9 @@ const struct dojo_command dojo_command_train = {
 	    "      --encoder-cmd C encode states with command C\n"
 	    "      --epsilon E     a fixed exploration rate (default: 1 to "
 	    "0.1)\n"
+	    "      --gamma G       the discount of the target (default "
+	    "0.5)\n"
+	    "      --updates K     learning updates per step (default 8)\n"
 	    "      --csv OUT       the training curve: one line per episode\n"
 	    "      --plot OUT.png  draw the curve with gnuplot\n",
 	.run = train_run,

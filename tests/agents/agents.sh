@@ -71,6 +71,15 @@ grep -q "unknown agent 'nope'" "$tmp/err"
 ok $? "and says so"
 "$PERFDOJO" tune "$k" --agent random 2> "$tmp/err"
 same 2 $? "tune needs a budget"
+"$PERFDOJO" tune "$k" --agent maxq --budget 3 --gamma 1.5 2> "$tmp/err"
+same 2 $? "a gamma above 1 is a usage error"
+grep -q "'1.5' is not a valid value for --gamma" "$tmp/err"
+ok $? "naming the option"
+"$PERFDOJO" train --agent maxq "$k" --episodes 1 --model "$tmp/u.model" \
+    --updates 0 2> "$tmp/err"
+same 2 $? "train refuses 0 updates per step"
+grep -q "'0' is not a valid value for --updates" "$tmp/err"
+ok $? "naming the option"
 
 # the external encoder: text on stdin, numbers on stdout
 cat > "$tmp/enc.sh" <<'EOS'

@@ -9,7 +9,10 @@
 # on all the others).  All runs share one measurement database
 # (PERFDOJO_DB).  BENCH_RAW=FILE appends one line per run: kernel agent
 # seed speedup seconds (agent "maxq-trained" with the model; "train" for
-# the training, with its seconds).
+# the training, with its seconds).  BENCH_MODELS=DIR keeps each held-out
+# kernel's model as DIR/NAME.model and trains again only when it is
+# missing.  BENCH_LOO_EPSILON="E ..." adds one column per value: the
+# trained model played with --epsilon E.
 set -u
 perfdojo=${1:?usage: bench_loo.sh PERFDOJO [BUDGET] [EPISODES] [KERNELS...]}
 budget=${2:-30}
@@ -39,7 +42,13 @@ median() {
 	done | sort -n | sed -n 2p
 }
 
-printf '%-16s %8s %8s %8s\n' "held out" random "maxq" "trained"
+models=${BENCH_MODELS:-$tmp}
+mkdir -p "$models"
+printf '%-16s %8s %8s %8s' "held out" random "maxq" "trained"
+for e in ${BENCH_LOO_EPSILON:-}; do
+	printf ' %8s' "eps $e"
+done
+echo
 for held in "$@"; do
 	if [ -n "${BENCH_HELD:-}" ]; then
 		case " $BENCH_HELD " in
@@ -51,13 +60,22 @@ for held in "$@"; do
 	for k in "$@"; do
 		[ "$k" = "$held" ] || others="$others $k"
 	done
-	t0=$(date +%s)
-	# shellcheck disable=SC2086
-	"$perfdojo" train --agent maxq $others --episodes "$episodes" \
-	    --model "$tmp/model" > /dev/null 2>&1 || { echo "train failed"; exit 1; }
-	echo "$(basename "$held" .dojo) train - - $(($(date +%s) - t0))" \
-	    >> "$raw"
-	printf '%-16s %7sx %7sx %7sx\n' "$(basename "$held" .dojo)" \
+	model=$models/$(basename "$held" .dojo).model
+	if [ ! -s "$model" ]; then
+		t0=$(date +%s)
+		# shellcheck disable=SC2086
+		"$perfdojo" train --agent maxq $others --episodes "$episodes" \
+		    --model "$model" > /dev/null 2>&1 ||
+		    { echo "train failed"; exit 1; }
+		echo "$(basename "$held" .dojo) train - -" \
+		    "$(($(date +%s) - t0))" >> "$raw"
+	fi
+	printf '%-16s %7sx %7sx %7sx' "$(basename "$held" .dojo)" \
 	    "$(median "$held" random random)" "$(median "$held" maxq maxq)" \
-	    "$(median "$held" maxq maxq-trained --model "$tmp/model")"
+	    "$(median "$held" maxq maxq-trained --model "$model")"
+	for e in ${BENCH_LOO_EPSILON:-}; do
+		printf ' %7sx' "$(median "$held" maxq "maxq-trained-eps$e" \
+		    --model "$model" --epsilon "$e")"
+	done
+	echo
 done

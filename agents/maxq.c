@@ -51,6 +51,20 @@ dojo_maxq_options_init(struct dojo_maxq_options *opt)
 	opt->double_q = true;
 }
 
+void
+dojo_maxq_options_from(struct dojo_maxq_options *opt,
+    const struct dojo_agent_options *aopt)
+{
+	dojo_maxq_options_init(opt);
+	opt->seed = aopt->seed;
+	opt->model = aopt->model;
+	opt->encoder_cmd = aopt->encoder_cmd;
+	if (aopt->gamma >= 0)
+		opt->gamma = aopt->gamma;
+	if (aopt->updates > 0)
+		opt->updates = aopt->updates;
+}
+
 /* The network, made or loaded when the encoder's dimension is known. */
 static int
 ensure_net(dojo_maxq *mq, dojo_env *env, int node)
@@ -456,14 +470,7 @@ maxq_new(dojo_env *env, const struct dojo_agent_options *opt)
 		dojo_error_set("out of memory");
 		return NULL;
 	}
-	dojo_maxq_options_init(&mo);
-	mo.seed = opt->seed;
-	mo.model = opt->model;
-	mo.encoder_cmd = opt->encoder_cmd;
-	if (opt->gamma >= 0)
-		mo.gamma = opt->gamma;
-	if (opt->updates > 0)
-		mo.updates = opt->updates;
+	dojo_maxq_options_from(&mo, opt);
 	a->mq = dojo_maxq_new(&mo);
 	if (!a->mq) {
 		free(a);
@@ -487,13 +494,14 @@ maxq_agent_step(void *self, dojo_env *env)
 	if (a->idle > 1000)
 		return 1;
 	if (eps < 0) {
-		/* with a model: mostly its choices; without: from random
-		 * play to mostly learned choices over the first 2/3 of the
-		 * budget (over 100 steps when there is no budget) */
+		/* from exploring draws (half of them with a model) to
+		 * mostly learned choices over the first 2/3 of the budget
+		 * (over 100 steps when there is no budget) */
 		int horizon = dojo_env_budget(env) > 0 ?
 		    dojo_env_budget(env) : 100;
+		double e0 = a->model ? 0.5 : 1.0;
 
-		eps = a->model ? 0.1 : 1.0 - 1.35 * used / horizon;
+		eps = e0 - (e0 - 0.1) * used / (2.0 * horizon / 3);
 		if (eps < 0.1)
 			eps = 0.1;
 	}

@@ -29,6 +29,11 @@ struct dojo_maxq_options {
 };
 
 void dojo_maxq_options_init(struct dojo_maxq_options *opt);
+/* The defaults, then what a player's options set (agents/agent.h): its
+ * seed, model, encoder, gamma and updates. */
+struct dojo_agent_options;
+void dojo_maxq_options_from(struct dojo_maxq_options *opt,
+    const struct dojo_agent_options *aopt);
 
 typedef struct dojo_maxq dojo_maxq;
 

@@ -499,13 +499,7 @@ train_run(int argc, char **argv)
 		return dojo_command_usage(cmd, "give --episodes N");
 	if (!a.model)
 		return dojo_command_usage(cmd, "give --model M to write");
-	dojo_maxq_options_init(&mo);
-	mo.seed = a.aopt.seed;
-	if (a.aopt.gamma >= 0)
-		mo.gamma = a.aopt.gamma;
-	if (a.aopt.updates > 0)
-		mo.updates = a.aopt.updates;
-	mo.encoder_cmd = a.encoder_cmd;
+	dojo_maxq_options_from(&mo, &a.aopt);
 	rc = DOJO_EXIT_ERROR;
 	envs = calloc(nfiles, sizeof *envs);
 	best = calloc(nfiles, sizeof *best);

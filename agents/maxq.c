@@ -207,12 +207,6 @@ dojo_maxq_scores(dojo_maxq *mq, dojo_env *env, int node, double *q, int n)
 	return values(mq, env, node, q, n, false);
 }
 
-static double
-uniform(uint64_t *rng)
-{
-	return (double)(dojo_splitmix64(rng) >> 11) / 9007199254740992.0;
-}
-
 /* The value of a transition's next state (its "n" actions) into its
  * qmax: with double Q (the default), the target network's value of the
  * action the online network ranks first; without, max_a' Q_target(s',
@@ -378,7 +372,7 @@ dojo_maxq_step(dojo_maxq *mq, dojo_env *env, double epsilon, bool learn,
 	nt = tile_moves(env, s, from, last, end);
 	if (nt < 0)
 		return -1;
-	if (uniform(&mq->rng) < epsilon) {
+	if (dojo_splitmix64_unit(&mq->rng) < epsilon) {
 		if ((best = explore(mq, actions, n, nt)) < 0)
 			return -1;
 	} else {

@@ -59,8 +59,7 @@ dojo_qnet_new(int dim, int hidden, uint64_t seed)
 		if (i == q->b3)
 			continue;
 		scale = sqrt(6.0 / (i < q->b1 ? dim : hidden));
-		q->p[i] = scale * ((double)(dojo_splitmix64(&seed) >> 11) /
-		    9007199254740992.0 * 2 - 1);
+		q->p[i] = scale * (dojo_splitmix64_unit(&seed) * 2 - 1);
 	}
 	dojo_qnet_sync(q);
 	return q;

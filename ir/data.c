@@ -99,6 +99,12 @@ dojo_splitmix64(uint64_t *state)
 	return z ^ (z >> 31);
 }
 
+double
+dojo_splitmix64_unit(uint64_t *state)
+{
+	return (double)(dojo_splitmix64(state) >> 11) / 9007199254740992.0;
+}
+
 static uint64_t
 fnv1a(const void *p, size_t n, uint64_t h)
 {

@@ -20,6 +20,8 @@ uint64_t dojo_data_count(dojo_data *data, int b);
 
 /* The next number of the splitmix64 generator whose state is "*state". */
 uint64_t dojo_splitmix64(uint64_t *state);
+/* The next number of the same generator as a double in [0, 1), 53 bits. */
+double dojo_splitmix64_unit(uint64_t *state);
 
 /* Fill every in and inout buffer with the seeded uniform values of the
  * documented generator (doc/ir.md): floats in [-1, 1), integers in

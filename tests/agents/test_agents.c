@@ -84,10 +84,8 @@ test_double_target(void)
 	    0.3);
 	for (k = 0; k < 50; k++) {
 		for (i = 0; i < 200; i++) {
-			tq[i] = 1 + ((double)(dojo_splitmix64(&rng) >> 11) /
-			    9007199254740992.0 - 0.5);
-			oq[i] = 1 + ((double)(dojo_splitmix64(&rng) >> 11) /
-			    9007199254740992.0 - 0.5);
+			tq[i] = 1 + (dojo_splitmix64_unit(&rng) - 0.5);
+			oq[i] = 1 + (dojo_splitmix64_unit(&rng) - 0.5);
 		}
 		plain += dojo_maxq_target(-INFINITY, false, 1, tq, 200) / 50;
 		twice += dojo_maxq_target_double(-INFINITY, false, 1, tq, oq,

@@ -68,7 +68,7 @@ dojo_encoder_free(dojo_encoder *enc)
 const char *
 dojo_encoder_name(dojo_encoder *enc)
 {
-	return enc->cmd ? "cmd" : "struct-1";
+	return enc->cmd ? "cmd" : "struct-2";
 }
 
 int
@@ -88,7 +88,7 @@ dojo_encoder_expect_dim(dojo_encoder *enc, int dim)
 {
 	if (enc->dim && enc->dim != dim)
 		return dojo_error_set("encoder '%s' gives %d numbers, expected "
-		    "%d", enc->cmd ? enc->cmd : "struct-1", enc->dim, dim);
+		    "%d", enc->cmd ? enc->cmd : "struct-2", enc->dim, dim);
 	enc->dim = dim;
 	return 0;
 }
@@ -160,6 +160,28 @@ walk_expr(struct walk *w, const dojo_expr *e, int depth)
 	}
 }
 
+/* An operation under "depth" scopes, under its outermost parallel scope:
+ * how often a parallel region is entered (the product of the sizes of
+ * the scopes around it) and how many iterations it shares out.  An
+ * inner parallel loop entered once per outer iteration costs a region
+ * per iteration; one under scopes of size 1 does not. */
+static void
+walk_parallel(struct walk *w, int depth)
+{
+	double entries = 0;
+	int d;
+
+	for (d = 0; d < depth && d < DOJO_MAX_DEPTH; d++) {
+		if (w->flags[d] == 'p') {
+			w->v[21] += 1;
+			w->v[24] += (float)(entries / 16);
+			w->v[25] += (float)(log2((double)w->sizes[d]) / 8);
+			return;
+		}
+		entries += log2((double)w->sizes[d]);
+	}
+}
+
 static void
 walk_node(struct walk *w, dojo_node *node, int depth)
 {
@@ -180,9 +202,8 @@ walk_node(struct walk *w, dojo_node *node, int depth)
 				w->v[20] += 1;
 			if (w->flags[depth - 1] == 'u')
 				w->v[23] += 1;
-			if (w->flags[0] == 'p')
-				w->v[21] += 1;
 		}
+		walk_parallel(w, depth);
 		return;
 	}
 	w->nscopes++;
@@ -278,9 +299,14 @@ builtin(float *v, dojo_program *prog)
 		v[13] = (float)(w.inner_log / w.nops / 4);
 		v[18] = (float)(w.work_log / w.nops / 16);
 		v[20] /= (float)w.nops;
-		v[21] /= (float)w.nops;
 		v[23] /= (float)w.nops;
 	}
+	if (v[21] > 0) {
+		v[24] /= v[21];
+		v[25] /= v[21];
+	}
+	if (w.nops)
+		v[21] /= (float)w.nops;
 	if (w.nacc)
 		for (i = 14; i < 18; i++)
 			v[i] /= (float)w.nacc;

@@ -1,6 +1,6 @@
 /* encode.h: states and actions as vectors of numbers, for learned players
  *
- * A state is encoded by the built-in structural encoder "struct-1" (tree
+ * A state is encoded by the built-in structural encoder "struct-2" (tree
  * shape, sizes, flags, buffers, access strides of the innermost scopes,
  * hashed token n-grams of the canonical text: DOJO_ENCODE_STATE_DIM
  * numbers) or by an external command: the command gets the canonical
@@ -29,7 +29,7 @@ typedef struct dojo_encoder dojo_encoder;
 __dojo_give dojo_encoder *dojo_encoder_new(const char *cmd);
 void dojo_encoder_free(__dojo_take dojo_encoder *enc);
 
-/* "struct-1" or "cmd"; the dimension of a state (0: an external encoder
+/* "struct-2" or "cmd"; the dimension of a state (0: an external encoder
  * not yet called) and of a pair. */
 const char *dojo_encoder_name(dojo_encoder *enc);
 int dojo_encoder_state_dim(dojo_encoder *enc);

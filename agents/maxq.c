@@ -23,8 +23,19 @@ struct transition {
 	int nnext;			/* actions of "next" */
 };
 
+/* What was measured below each node of an environment in this run: how
+ * many states, and the best reward among them. */
+struct below {
+	dojo_env *env;
+	int *count;
+	double *best;
+	int cap;
+};
+
 struct dojo_maxq {
 	struct dojo_maxq_options opt;
+	struct below *below;
+	int nbelow;
 	uint64_t rng;
 	dojo_encoder *enc;
 	dojo_qnet *q;
@@ -49,6 +60,7 @@ dojo_maxq_options_init(struct dojo_maxq_options *opt)
 	opt->sync = 50;
 	opt->updates = 8;
 	opt->double_q = true;
+	opt->floor = -1;
 }
 
 void
@@ -123,6 +135,8 @@ dojo_maxq_free(dojo_maxq *mq)
 {
 	if (!mq)
 		return;
+	dojo_maxq_forget(mq);
+	free(mq->below);
 	dojo_encoder_free(mq->enc);
 	dojo_qnet_free(mq->q);
 	free(mq->rep);
@@ -134,8 +148,15 @@ dojo_maxq_free(dojo_maxq *mq)
 void
 dojo_maxq_forget(dojo_maxq *mq)
 {
+	int i;
+
 	mq->nrep = 0;
 	mq->head = 0;
+	for (i = 0; i < mq->nbelow; i++) {
+		free(mq->below[i].count);
+		free(mq->below[i].best);
+	}
+	mq->nbelow = 0;
 }
 
 /* Room for "n" pair encodings in mq->x. */
@@ -201,11 +222,6 @@ values(dojo_maxq *mq, dojo_env *env, int node, double *q, int n, bool target)
 	return 0;
 }
 
-int
-dojo_maxq_scores(dojo_maxq *mq, dojo_env *env, int node, double *q, int n)
-{
-	return values(mq, env, node, q, n, false);
-}
 
 /* The value of a transition's next state (its "n" actions) into its
  * qmax: with double Q (the default), the target network's value of the
@@ -277,6 +293,8 @@ dojo_maxq_update(dojo_maxq *mq, double *loss)
 		}
 		ys[k] = dojo_maxq_target(t->r, t->failed, mq->opt.gamma,
 		    &t->qmax, t->nnext > 0 ? 1 : 0);
+		if (ys[k] < mq->opt.floor)
+			ys[k] = mq->opt.floor;
 	}
 	l = dojo_qnet_train(mq->q, mq->x, ys, b, mq->opt.lr);
 	if (loss)
@@ -290,6 +308,117 @@ out:
 	free(ys);
 	free(qn);
 	return rc;
+}
+
+/* The record of what was measured below the nodes of "env". */
+static struct below *
+below_of(dojo_maxq *mq, dojo_env *env)
+{
+	struct below *b;
+	int i;
+
+	for (i = 0; i < mq->nbelow; i++)
+		if (mq->below[i].env == env)
+			return &mq->below[i];
+	b = realloc(mq->below, (mq->nbelow + 1) * sizeof *b);
+	if (!b) {
+		dojo_error_set("out of memory");
+		return NULL;
+	}
+	mq->below = b;
+	b = &mq->below[mq->nbelow++];
+	memset(b, 0, sizeof *b);
+	b->env = env;
+	return b;
+}
+
+/* "node" was measured (first in this run): count it below each of its
+ * ancestors, its reward floored as the targets are. */
+static int
+below_add(dojo_maxq *mq, dojo_env *env, int node)
+{
+	struct below *b = below_of(mq, env);
+	double r = dojo_env_reward(env, node);
+	int n = dojo_env_n_nodes(env), a;
+
+	if (r < mq->opt.floor)
+		r = mq->opt.floor;
+
+	if (!b)
+		return -1;
+	if (n > b->cap) {
+		int *c = realloc(b->count, n * sizeof *c);
+		double *x = c ? realloc(b->best, n * sizeof *x) : NULL;
+
+		if (c)
+			b->count = c;
+		if (!x)
+			return dojo_error_set("out of memory");
+		b->best = x;
+		memset(b->count + b->cap, 0, (n - b->cap) * sizeof *c);
+		b->cap = n;
+	}
+	for (a = dojo_env_parent(env, node); a >= 0;
+	    a = dojo_env_parent(env, a)) {
+		if (b->count[a] == 0 || r > b->best[a])
+			b->best[a] = r;
+		b->count[a]++;
+	}
+	return 0;
+}
+
+/* The value of the move from "s" to "next" when "next" was measured in
+ * this run, into "*q": max(r, gamma * v), with v the network's value of
+ * the best move of "next" as the last update computed it, shrunk towards
+ * the best reward measured below "next" as those measurements add up
+ * (the network's guess weighs as one of them).  What was measured
+ * outweighs what the network guesses from other kernels: a move the model
+ * values high that lost, and whose states lost too, is not played again
+ * for the guess.  1 when found, 0 if not. */
+static int
+measured_value(dojo_maxq *mq, dojo_env *env, int s, int next, double *q)
+{
+	const struct transition *t;
+	const struct below *b;
+	double v;
+	int k, c;
+	bool guess;
+
+	if (!dojo_env_measured(env, next))
+		return 0;
+	for (k = 0; k < mq->nrep; k++) {
+		t = &mq->rep[k];
+		if (t->env != env || t->s != s || t->next != next)
+			continue;
+		guess = t->epoch && t->nnext > 0;
+		v = t->qmax;
+		b = below_of(mq, env);
+		c = b && next < b->cap ? b->count[next] : 0;
+		if (c > 0)
+			v = guess ? (v + c * b->best[next]) / (1 + c) :
+			    b->best[next];
+		*q = dojo_maxq_target(t->r, t->failed, mq->opt.gamma, &v,
+		    guess || c > 0 ? 1 : 0);
+		if (*q < mq->opt.floor)
+			*q = mq->opt.floor;
+		return 1;
+	}
+	return 0;
+}
+
+int
+dojo_maxq_scores(dojo_maxq *mq, dojo_env *env, int node, double *q, int n)
+{
+	const struct dojo_action *actions;
+	const int *children;
+	int i;
+
+	if (values(mq, env, node, q, n, false) < 0 ||
+	    dojo_env_expand(env, node, &actions, &children) < 0)
+		return -1;
+	for (i = 0; i < n; i++)
+		measured_value(mq, env, node, children[i], &q[i]);
+	return 0;
 }
 
 /* The tiles of "s" (agents/tile.c) as the last move of each: the node
@@ -352,8 +481,9 @@ dojo_maxq_step(dojo_maxq *mq, dojo_env *env, double epsilon, bool learn,
 	const struct dojo_action *actions;
 	const int *children;
 	struct transition *t;
-	double *q, r, qt, qbest;
+	double *q, r, qt, qbest, tmax;
 	int s = dojo_env_current(env), n, nt, i, best, next, rc, tfrom;
+	int used = dojo_env_used(env);
 	int from[MAXQ_TILES], end[MAXQ_TILES];
 	struct dojo_action last[MAXQ_TILES], ta;
 
@@ -369,6 +499,10 @@ dojo_maxq_step(dojo_maxq *mq, dojo_env *env, double epsilon, bool learn,
 	}
 	if (n <= 0)
 		return n < 0 ? -1 : 1;
+	/* the network from the first step, so that exploring steps learn
+	 * too */
+	if (ensure_net(mq, env, s) < 0)
+		return -1;
 	nt = tile_moves(env, s, from, last, end);
 	if (nt < 0)
 		return -1;
@@ -391,10 +525,22 @@ dojo_maxq_step(dojo_maxq *mq, dojo_env *env, double epsilon, bool learn,
 				best = i;
 		qbest = q[best];
 		free(q);
+		/* the tiles of a state differ in their sizes only: once
+		 * some were measured, the others are worth no more than
+		 * the best of those */
+		tmax = -INFINITY;
+		for (i = 0; i < nt; i++)
+			if (measured_value(mq, env, from[i], end[i], &qt) &&
+			    qt > tmax)
+				tmax = qt;
 		for (i = 0; i < nt; i++) {
-			if (edge_value(mq, env, from[i], &last[i], end[i], false,
-			    &qt) < 0)
+			if (measured_value(mq, env, from[i], end[i], &qt))
+				;
+			else if (edge_value(mq, env, from[i], &last[i], end[i],
+			    false, &qt) < 0)
 				return -1;
+			else if (qt > tmax && tmax > -INFINITY)
+				qt = tmax;
 			if (qt > qbest) {
 				qbest = qt;
 				best = n + i;
@@ -413,6 +559,8 @@ dojo_maxq_step(dojo_maxq *mq, dojo_env *env, double epsilon, bool learn,
 	}
 	if (rc != 0)
 		return rc;
+	if (dojo_env_used(env) > used && below_add(mq, env, next) < 0)
+		return -1;
 	t = &mq->rep[mq->head];
 	memset(t, 0, sizeof *t);
 	t->env = env;

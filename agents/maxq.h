@@ -26,6 +26,9 @@ struct dojo_maxq_options {
 	bool double_q;			/* the online network picks a' of the
 					   target, the target network values
 					   it (true) */
+	double floor;			/* targets below it learn it: a
+					   failure or a state e times slower
+					   teach the same, -1 */
 };
 
 void dojo_maxq_options_init(struct dojo_maxq_options *opt);
@@ -41,7 +44,10 @@ __dojo_give dojo_maxq *dojo_maxq_new(const struct dojo_maxq_options *opt);
 void dojo_maxq_free(__dojo_take dojo_maxq *mq);
 
 /* Q of every action of "node" into "q" ("n" of them, as
- * dojo_env_expand lists them).  0 or -1. */
+ * dojo_env_expand lists them); an action whose state was measured in
+ * this run is valued by its target, max(r, gamma * v), v the network's
+ * value of that state shrunk towards the best reward measured below it
+ * (doc/agents.md).  0 or -1. */
 int dojo_maxq_scores(dojo_maxq *mq, dojo_env *env, int node, double *q,
     int n);
 /* One step of "env" from its current node: an epsilon-greedy action,
@@ -53,7 +59,8 @@ int dojo_maxq_step(dojo_maxq *mq, dojo_env *env, double epsilon, bool learn,
 /* One update on a batch of the replay buffer; the loss. */
 int dojo_maxq_update(dojo_maxq *mq, double *loss);
 int dojo_maxq_save(dojo_maxq *mq, const char *path);
-/* The environments of the replay buffer are about to go: forget them. */
+/* The environments of the replay buffer are about to go: forget them
+ * and what was measured in them. */
 void dojo_maxq_forget(dojo_maxq *mq);
 
 #endif

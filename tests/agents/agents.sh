@@ -105,7 +105,7 @@ ok $? "in one clear line"
 ok $? "train runs"
 head -1 "$tmp/q.model" | grep -qx 'perfdojo-model 1'
 ok $? "the model starts with its magic and version"
-sed -n 3p "$tmp/q.model" | grep -qx 'encoder struct-1 96'
+sed -n 3p "$tmp/q.model" | grep -qx 'encoder struct-2 96'
 ok $? "and names its encoder and dimension"
 same 4 "$(wc -l < "$tmp/c.csv" | tr -d ' ')" "the CSV has a header and one line per episode"
 "$PERFDOJO" tune "$k" --agent maxq --model "$tmp/q.model" --budget 3 \
@@ -114,7 +114,7 @@ ok $? "tune starts from a trained model"
 "$PERFDOJO" tune "$k" --agent maxq --model "$tmp/q.model" --budget 3 \
     --encoder-cmd "$tmp/enc.sh" --session "$tmp/s" > /dev/null 2> "$tmp/err"
 same 1 $? "a model of another encoder is refused"
-grep -q "a model for encoder 'struct-1', but this run encodes with 'cmd'" \
+grep -q "a model for encoder 'struct-2', but this run encodes with 'cmd'" \
     "$tmp/err"
 ok $? "with a clear error"
 sed '1s/ 1$/ 9/' "$tmp/q.model" > "$tmp/v9.model"

@@ -4,6 +4,7 @@
 #include "config.h"
 #include "agents/agent.h"
 #include "agents/encode.h"
+#include "agents/maxq.h"
 #include "agents/qnet.h"
 #include "ir/error.h"
 #include "ir/program.h"
@@ -148,6 +149,41 @@ static const char kernel[] =
     "8 | 10 | C[{0}, {1}] = 0\n"
     "  |    | 12 | C[{0}, {1}] += A[{0}, {2}] * B[{2}, {1}]\n";
 
+/* struct-2's numbers for the parallel loops of "text": 21, the fraction
+ * of operations under one; 24, log2 of how often their region is
+ * entered / 16; 25, log2 of its size / 8. */
+static void
+parallel_at(const char *text, float f[3])
+{
+	dojo_program *p = dojo_program_parse("k.dojo", text, strlen(text));
+	dojo_encoder *enc = dojo_encoder_new(NULL);
+	const float *v = p ? dojo_encoder_state(enc, p, NULL) : NULL;
+
+	CHECK(v != NULL);
+	f[0] = v ? v[21] : -1;
+	f[1] = v ? v[24] : -1;
+	f[2] = v ? v[25] : -1;
+	dojo_encoder_free(enc);
+	dojo_program_free(p);
+}
+
+/* A loop of 64 shared out once (under a scope of 1) and the same loop
+ * inside a scope of 256 are told apart: the second enters its region
+ * 256 times. */
+static void
+parallel_features(void)
+{
+	float once[3], inner[3];
+
+	parallel_at("A f32 [1, 64] heap out\n"
+	    "1 | 64:p | A[{0}, {1}] = 1\n", once);
+	parallel_at("A f32 [256, 64] heap out\n"
+	    "256 | 64:p | A[{0}, {1}] = 1\n", inner);
+	CHECK(once[0] == 1 && inner[0] == 1);
+	CHECK(once[1] == 0 && inner[1] == 0.5f);	/* log2 256 / 16 */
+	CHECK(once[2] == 0.75f && inner[2] == 0.75f);	/* log2 64 / 8 */
+}
+
 static void
 test_encoders(void)
 {
@@ -161,7 +197,9 @@ test_encoders(void)
 	v = dojo_encoder_state(enc, p, NULL);
 	CHECK(v != NULL && dojo_encoder_state_dim(enc) == 96);
 	CHECK(v && v[1] > 0);		/* ops */
+	CHECK(v && v[21] == 0);		/* none parallel */
 	dojo_encoder_free(enc);
+	parallel_features();
 
 	/* the protocol: text on stdin, numbers on stdout */
 	enc = dojo_encoder_new("wc -l -c");
@@ -481,6 +519,113 @@ test_maxq_tiles(void)
 	CHECK(found >= 2);
 }
 
+/* The values Max-Q learns for the start's unroll moves, which fail
+ * (fake_cost), after 80 exploring steps with "floor": the lowest and the
+ * highest into "lo" and "hi", the network's (valued in a fresh
+ * environment, where nothing was measured). */
+static void
+unroll_values(double floor, double *lo, double *hi)
+{
+	dojo_env *env = cost_env(kernel, fake_cost, 0);
+	dojo_env *fresh = cost_env(kernel, fake_cost, 0);
+	struct dojo_maxq_options mo;
+	const struct dojo_action *actions;
+	const int *children;
+	char text[256];
+	double *q;
+	dojo_maxq *mq;
+	int i, n, step;
+
+	*lo = INFINITY;
+	*hi = -INFINITY;
+	dojo_maxq_options_init(&mo);
+	mo.seed = 5;
+	mo.floor = floor;
+	mq = dojo_maxq_new(&mo);
+	for (step = 0; step < 80; step++) {
+		if (step % 4 == 0)
+			dojo_env_reset(env);
+		CHECK(dojo_maxq_step(mq, env, 1.0, true, NULL) == 0);
+	}
+	n = dojo_env_expand(env, 0, &actions, &children);
+	for (i = 0; i < n; i++)
+		if (dojo_env_measured(env, children[i]) &&
+		    strncmp(dojo_env_action(env, children[i]), "unroll", 6) == 0)
+			CHECK(dojo_env_reward(env, children[i]) ==
+			    DOJO_ENV_FAIL_REWARD);
+	n = dojo_env_expand(fresh, 0, &actions, &children);
+	q = calloc(n, sizeof *q);
+	CHECK(dojo_maxq_scores(mq, fresh, 0, q, n) == 0);
+	for (i = 0; i < n; i++) {
+		dojo_action_format(text, sizeof text, &actions[i]);
+		if (strncmp(text, "unroll", 6) != 0)
+			continue;
+		*lo = q[i] < *lo ? q[i] : *lo;
+		*hi = q[i] > *hi ? q[i] : *hi;
+	}
+	free(q);
+	dojo_maxq_free(mq);
+	dojo_env_free(env);
+	dojo_env_free(fresh);
+}
+
+/* A failure is still a failure (its reward), but Max-Q learns it as the
+ * floor of its targets, -1: without it the penalty of log(1/100) pulls
+ * the values of every move of its kind far below what other kernels
+ * pay for them. */
+static void
+test_maxq_floor(void)
+{
+	double lo, hi;
+
+	unroll_values(-1, &lo, &hi);
+	printf("# unroll values, floor -1: %.3f to %.3f\n", lo, hi);
+	CHECK(lo > -1.5 && hi < -0.5);
+	unroll_values(-INFINITY, &lo, &hi);
+	printf("# unroll values, no floor: %.3f to %.3f\n", lo, hi);
+	CHECK(lo < -2.5);
+}
+
+/* Played without learning, a move is valued by the reward measured for
+ * it from then on, not by the network's guess (which nothing updated). */
+static void
+test_maxq_measured(void)
+{
+	dojo_env *env = cost_env(kernel, fake_cost, 0);
+	struct dojo_maxq_options mo;
+	const struct dojo_action *actions;
+	const int *children;
+	double *q0, *q1;
+	dojo_maxq *mq;
+	int i, n, played = -1, changed = 0;
+
+	dojo_maxq_options_init(&mo);
+	mq = dojo_maxq_new(&mo);
+	n = dojo_env_expand(env, 0, &actions, &children);
+	q0 = calloc(n, sizeof *q0);
+	q1 = calloc(n, sizeof *q1);
+	CHECK(dojo_maxq_scores(mq, env, 0, q0, n) == 0);
+	CHECK(dojo_maxq_step(mq, env, 0, false, NULL) == 0);
+	CHECK(dojo_maxq_scores(mq, env, 0, q1, n) == 0);
+	for (i = 0; i < n; i++) {
+		if (dojo_env_measured(env, children[i]))
+			played = i;
+		else
+			changed += q0[i] != q1[i];
+	}
+	CHECK(changed == 0 && played >= 0);
+	if (played >= 0) {
+		printf("# %s: guessed %.3f, measured %.3f, valued %.3f\n",
+		    dojo_env_action(env, children[played]), q0[played],
+		    dojo_env_reward(env, children[played]), q1[played]);
+		CHECK(q1[played] == dojo_env_reward(env, children[played]));
+	}
+	free(q0);
+	free(q1);
+	dojo_maxq_free(mq);
+	dojo_env_free(env);
+}
+
 /* The environment: a failed step stays at the parent, the budget. */
 static void
 test_env(void)
@@ -605,6 +750,10 @@ static const struct unit_test tests[] = {
 	{ "register tiles: moves, nest, none when tiled", test_tiles },
 	{ "greedy: a gain only a register tile reaches", test_greedy_tiles },
 	{ "Max-Q: exploring, it plays a register tile", test_maxq_tiles },
+	{ "Max-Q: a failure teaches the floor of the targets",
+	  test_maxq_floor },
+	{ "Max-Q: a measured move is valued by its measurement",
+	  test_maxq_measured },
 	{ NULL, NULL }
 };
 

@@ -36,7 +36,10 @@ struct dojo_maxq {
 	struct dojo_maxq_options opt;
 	struct below *below;
 	int nbelow;
-	uint64_t rng;
+	uint64_t rng;			/* play's draws */
+	uint64_t rng_replay;		/* the batches' draws: how much was
+					   learned does not change what is
+					   explored */
 	dojo_encoder *enc;
 	dojo_qnet *q;
 	struct transition *rep;
@@ -106,6 +109,7 @@ dojo_maxq_new(const struct dojo_maxq_options *opt)
 	}
 	mq->opt = *opt;
 	mq->rng = opt->seed;
+	mq->rng_replay = opt->seed ^ 0x5bd1e9955bd1e995ULL;
 	mq->rep = calloc(opt->replay > 0 ? opt->replay : 1, sizeof *mq->rep);
 	mq->enc = dojo_encoder_new(opt->encoder_cmd);
 	if (!mq->rep || !mq->enc) {
@@ -263,7 +267,8 @@ dojo_maxq_update(dojo_maxq *mq, double *loss)
 	if (!ys)
 		return dojo_error_set("out of memory");
 	for (k = 0; k < b; k++) {
-		t = &mq->rep[dojo_agent_rand(&mq->rng, (uint64_t)mq->nrep)];
+		t = &mq->rep[dojo_agent_rand(&mq->rng_replay,
+		    (uint64_t)mq->nrep)];
 		if (dojo_encoder_pair(mq->enc, dojo_env_program(t->env, t->s),
 		    dojo_env_state_id(t->env, t->s), &t->a,
 		    dojo_env_program(t->env, t->next),

@@ -626,6 +626,42 @@ test_maxq_measured(void)
 	dojo_env_free(env);
 }
 
+/* Exploring draws are the seed's whatever is learned: learning draws
+ * its batches from a stream of its own (before session 9 it drew from
+ * play's, and 8 updates a step changed every later move). */
+static void
+test_maxq_draws(void)
+{
+	struct dojo_maxq_options mo;
+	dojo_env *env[2];
+	dojo_maxq *mq[2];
+	char path[2][30][41];
+	int k, step, same = 0;
+
+	dojo_maxq_options_init(&mo);
+	mo.seed = 9;
+	for (k = 0; k < 2; k++) {
+		env[k] = cost_env(kernel, fake_cost, 0);
+		mq[k] = dojo_maxq_new(&mo);
+		for (step = 0; step < 30; step++) {
+			if (step % 5 == 0)
+				dojo_env_reset(env[k]);
+			CHECK(dojo_maxq_step(mq[k], env[k], 1.0, k == 1,
+			    NULL) == 0);
+			snprintf(path[k][step], sizeof path[k][step], "%s",
+			    dojo_env_state_id(env[k],
+			    dojo_env_current(env[k])));
+		}
+	}
+	for (step = 0; step < 30; step++)
+		same += strcmp(path[0][step], path[1][step]) == 0;
+	CHECK(same == 30);
+	for (k = 0; k < 2; k++) {
+		dojo_maxq_free(mq[k]);
+		dojo_env_free(env[k]);
+	}
+}
+
 /* The environment: a failed step stays at the parent, the budget. */
 static void
 test_env(void)
@@ -754,6 +790,8 @@ static const struct unit_test tests[] = {
 	  test_maxq_floor },
 	{ "Max-Q: a measured move is valued by its measurement",
 	  test_maxq_measured },
+	{ "Max-Q: learning does not change what is explored",
+	  test_maxq_draws },
 	{ NULL, NULL }
 };
 

@@ -246,6 +246,13 @@ next_value(dojo_maxq *mq, struct transition *t, double *q, int n)
 	return 0;
 }
 
+/* "x" as the learner takes it: no lower than its floor. */
+static double
+floored(const dojo_maxq *mq, double x)
+{
+	return x < mq->opt.floor ? mq->opt.floor : x;
+}
+
 int
 dojo_maxq_update(dojo_maxq *mq, double *loss)
 {
@@ -296,10 +303,8 @@ dojo_maxq_update(dojo_maxq *mq, double *loss)
 			}
 			t->epoch = mq->epoch + 1;
 		}
-		ys[k] = dojo_maxq_target(t->r, t->failed, mq->opt.gamma,
-		    &t->qmax, t->nnext > 0 ? 1 : 0);
-		if (ys[k] < mq->opt.floor)
-			ys[k] = mq->opt.floor;
+		ys[k] = floored(mq, dojo_maxq_target(t->r, t->failed,
+		    mq->opt.gamma, &t->qmax, t->nnext > 0 ? 1 : 0));
 	}
 	l = dojo_qnet_train(mq->q, mq->x, ys, b, mq->opt.lr);
 	if (loss)
@@ -343,11 +348,8 @@ static int
 below_add(dojo_maxq *mq, dojo_env *env, int node)
 {
 	struct below *b = below_of(mq, env);
-	double r = dojo_env_reward(env, node);
+	double r = floored(mq, dojo_env_reward(env, node));
 	int n = dojo_env_n_nodes(env), a;
-
-	if (r < mq->opt.floor)
-		r = mq->opt.floor;
 
 	if (!b)
 		return -1;
@@ -402,10 +404,8 @@ measured_value(dojo_maxq *mq, dojo_env *env, int s, int next, double *q)
 		if (c > 0)
 			v = guess ? (v + c * b->best[next]) / (1 + c) :
 			    b->best[next];
-		*q = dojo_maxq_target(t->r, t->failed, mq->opt.gamma, &v,
-		    guess || c > 0 ? 1 : 0);
-		if (*q < mq->opt.floor)
-			*q = mq->opt.floor;
+		*q = floored(mq, dojo_maxq_target(t->r, t->failed,
+		    mq->opt.gamma, &v, guess || c > 0 ? 1 : 0));
 		return 1;
 	}
 	return 0;
@@ -486,7 +486,8 @@ dojo_maxq_step(dojo_maxq *mq, dojo_env *env, double epsilon, bool learn,
 	const struct dojo_action *actions;
 	const int *children;
 	struct transition *t;
-	double *q, r, qt, qbest, tmax;
+	double *q, r, qt, qbest, tmax, tq[MAXQ_TILES];
+	bool tmeasured[MAXQ_TILES];
 	int s = dojo_env_current(env), n, nt, i, best, next, rc, tfrom;
 	int used = dojo_env_used(env);
 	int from[MAXQ_TILES], end[MAXQ_TILES];
@@ -534,18 +535,21 @@ dojo_maxq_step(dojo_maxq *mq, dojo_env *env, double epsilon, bool learn,
 		 * some were measured, the others are worth no more than
 		 * the best of those */
 		tmax = -INFINITY;
-		for (i = 0; i < nt; i++)
-			if (measured_value(mq, env, from[i], end[i], &qt) &&
-			    qt > tmax)
-				tmax = qt;
 		for (i = 0; i < nt; i++) {
-			if (measured_value(mq, env, from[i], end[i], &qt))
-				;
-			else if (edge_value(mq, env, from[i], &last[i], end[i],
-			    false, &qt) < 0)
-				return -1;
-			else if (qt > tmax && tmax > -INFINITY)
-				qt = tmax;
+			tmeasured[i] = measured_value(mq, env, from[i], end[i],
+			    &tq[i]);
+			if (tmeasured[i] && tq[i] > tmax)
+				tmax = tq[i];
+		}
+		for (i = 0; i < nt; i++) {
+			qt = tq[i];
+			if (!tmeasured[i]) {
+				if (edge_value(mq, env, from[i], &last[i],
+				    end[i], false, &qt) < 0)
+					return -1;
+				if (qt > tmax && tmax > -INFINITY)
+					qt = tmax;
+			}
 			if (qt > qbest) {
 				qbest = qt;
 				best = n + i;

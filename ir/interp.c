@@ -99,7 +99,6 @@ static int64_t
 load_int(const struct cacc *a, const int64_t *it)
 {
 	int64_t off = offset(a, it);
-	double v;
 
 	switch (a->dtype) {
 	case DOJO_I32:
@@ -107,14 +106,7 @@ load_int(const struct cacc *a, const int64_t *it)
 	case DOJO_I64:
 		return ((int64_t *)a->base)[off];
 	default:
-		v = load_double(a, it);
-		if (isnan(v))
-			return 0;
-		if (v >= 0x1p63)
-			return INT64_MAX;
-		if (v < -0x1p63)
-			return INT64_MIN;
-		return (int64_t)v;
+		return dojo_double_to_int(load_double(a, it));
 	}
 }
 
@@ -167,18 +159,6 @@ NAME(const struct cexpr *e, const int64_t *it)				\
 DEFINE_EVAL(eval_float, float, load_float, expf, logf, sqrtf, tanhf, fabsf)
 DEFINE_EVAL(eval_double, double, load_double, exp, log, sqrt, tanh, fabs)
 
-static int64_t
-to_int(double v)
-{
-	if (isnan(v))
-		return 0;
-	if (v >= 0x1p63)
-		return INT64_MAX;
-	if (v < -0x1p63)
-		return INT64_MIN;
-	return (int64_t)v;
-}
-
 /* Integer evaluation: wrapping arithmetic, x / 0 = 0, functions through
  * double and back (truncated). */
 static int64_t
@@ -188,7 +168,7 @@ eval_int(const struct cexpr *e, const int64_t *it)
 
 	switch (e->kind) {
 	case DOJO_E_NUM:
-		return to_int(e->num);
+		return dojo_double_to_int(e->num);
 	case DOJO_E_ACCESS:
 		return load_int(&e->acc, it);
 	case DOJO_E_NEG:
@@ -223,13 +203,13 @@ eval_int(const struct cexpr *e, const int64_t *it)
 		b = eval_int(e->b, it);
 		return (int64_t)a < (int64_t)b ? (int64_t)a : (int64_t)b;
 	case DOJO_FN_EXP:
-		return to_int(exp((double)(int64_t)a));
+		return dojo_double_to_int(exp((double)(int64_t)a));
 	case DOJO_FN_LOG:
-		return to_int(log((double)(int64_t)a));
+		return dojo_double_to_int(log((double)(int64_t)a));
 	case DOJO_FN_SQRT:
-		return to_int(sqrt((double)(int64_t)a));
+		return dojo_double_to_int(sqrt((double)(int64_t)a));
 	default:
-		return to_int(tanh((double)(int64_t)a));
+		return dojo_double_to_int(tanh((double)(int64_t)a));
 	}
 }
 

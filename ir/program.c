@@ -3,6 +3,8 @@
 #include "program_private.h"
 
 #include <errno.h>
+#include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -411,6 +413,37 @@ dojo_dtype_size(enum dojo_dtype t)
 	static const size_t sizes[] = { 4, 8, 4, 8 };
 
 	return sizes[t];
+}
+
+int64_t
+dojo_double_to_int(double v)
+{
+	if (isnan(v))
+		return 0;
+	if (v >= 0x1p63)
+		return INT64_MAX;
+	if (v < -0x1p63)
+		return INT64_MIN;
+	return (int64_t)v;
+}
+
+double
+dojo_update_identity(enum dojo_update u, enum dojo_dtype t)
+{
+	bool is_int = t == DOJO_I32 || t == DOJO_I64;
+
+	switch (u) {
+	case DOJO_MUL_SET:
+		return 1;
+	case DOJO_MAX_SET:
+		return !is_int ? -INFINITY : t == DOJO_I32 ? (double)INT32_MIN :
+		    -0x1p63;
+	case DOJO_MIN_SET:
+		return !is_int ? INFINITY : t == DOJO_I32 ? (double)INT32_MAX :
+		    0x1p63;
+	default:
+		return 0;
+	}
 }
 
 const char *

@@ -116,6 +116,14 @@ dojo_node *dojo_program_lookup(dojo_program *prog, const int *path, int n);
 
 const char *dojo_dtype_name(enum dojo_dtype t);
 size_t dojo_dtype_size(enum dojo_dtype t);
+/* A number in an integer operation: truncated toward zero, saturated to
+ * the 64-bit range, NaN as 0 (doc/ir.md, Arithmetic). */
+int64_t dojo_double_to_int(double v);
+/* The identity of the reduction "u" (+= *= max= min=) in type "t", as the
+ * number a program's text holds: 0, 1, -inf and inf for floats; for
+ * integers the extremes of the type (INT32_MIN ...; 2^63 stands for
+ * INT64_MAX, to which an integer operation saturates it). */
+double dojo_update_identity(enum dojo_update u, enum dojo_dtype t);
 const char *dojo_loc_name(enum dojo_loc l);
 const char *dojo_role_name(enum dojo_role r);
 

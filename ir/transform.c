@@ -2280,21 +2280,6 @@ rfactor_check(dojo_moves *mv, const struct dojo_action *a)
 	return check_flags_after(mv, a);
 }
 
-static double
-identity_of(enum dojo_update u)
-{
-	switch (u) {
-	case DOJO_MUL_SET:
-		return 1;
-	case DOJO_MAX_SET:
-		return -INFINITY;
-	case DOJO_MIN_SET:
-		return INFINITY;
-	default:
-		return 0;
-	}
-}
-
 struct rfactor_ctx {
 	int to;
 	int d;		/* the depth of L's iterator */
@@ -2373,7 +2358,7 @@ rfactor_apply(dojo_moves *mv, const struct dojo_action *a)
 	initop->rhs = dojo_expr_new(DOJO_E_NUM);
 	if (!initop->lhs.idx || !initop->rhs)
 		goto out_free;
-	initop->rhs->num = identity_of(op->update);
+	initop->rhs->num = dojo_update_identity(op->update, xb->dtype);
 	dojo_access_release(&bop->lhs);
 	bop->lhs = partial_access(pa, p0 + 1);
 	finop->update = op->update;

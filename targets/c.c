@@ -137,7 +137,14 @@ emit_expr(struct emit *e, const dojo_expr *x, enum dojo_dtype t)
 	case DOJO_E_NUM:
 		v = dojo_expr_num(x);
 		if (k == 2) {
-			dojo_strbuf_printf(e->sb, "dojo_f2i(%.17g)", v);
+			/* converted here as the interpreter converts it */
+			int64_t iv = dojo_double_to_int(v);
+
+			if (iv == INT64_MIN)
+				dojo_strbuf_puts(e->sb, "INT64_MIN");
+			else
+				dojo_strbuf_printf(e->sb, "((int64_t)%" PRId64
+				    ")", iv);
 		} else if (isinf(v)) {
 			dojo_strbuf_puts(e->sb, v < 0 ? "(-INFINITY)" :
 			    "INFINITY");
@@ -210,20 +217,21 @@ emit_op(struct emit *e, const dojo_node *op)
 	enum dojo_dtype t = dojo_buffer_dtype(e->prog, dojo_array_buffer(
 	    e->prog, dojo_access_array(lhs)));
 	int k = t == DOJO_F32 ? 0 : t == DOJO_F64 ? 1 : 2, a;
+	/* a float + - *: "x = x + e"; otherwise a helper, "x = f(x, e)" */
+	bool infix = k < 2 && u <= DOJO_MUL_SET;
 
 	for (a = 0; a < e->nacc; a++)
 		if (e->acc_op[a] == op) {
 			/* a vector reduction: into its accumulator */
 			indent(e);
-			if (u <= DOJO_MUL_SET)
+			if (infix)
 				dojo_strbuf_printf(e->sb, "dojo_acc%d = dojo_acc%d "
 				    "%s ", a, a, upd[u][k]);
 			else
 				dojo_strbuf_printf(e->sb, "dojo_acc%d = %s("
 				    "dojo_acc%d, ", a, upd[u][k], a);
 			emit_expr(e, dojo_op_rhs(op), t);
-			dojo_strbuf_puts(e->sb, u <= DOJO_MUL_SET ? ";\n" :
-			    ");\n");
+			dojo_strbuf_puts(e->sb, infix ? ";\n" : ");\n");
 			return;
 		}
 	indent(e);
@@ -233,7 +241,7 @@ emit_op(struct emit *e, const dojo_node *op)
 		if (t == DOJO_I32)
 			dojo_strbuf_puts(e->sb, "(int32_t)");
 		emit_expr(e, dojo_op_rhs(op), t);
-	} else if (k < 2 && u <= DOJO_MUL_SET) {
+	} else if (infix) {
 		emit_access(e, lhs);
 		dojo_strbuf_printf(e->sb, " %s ", upd[u][k]);
 		emit_expr(e, dojo_op_rhs(op), t);

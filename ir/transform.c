@@ -1,6 +1,7 @@
 /* transform.c: the moves of the game (spec/TRANSFORMATIONS.md) */
 #include "config.h"
 #include "transform.h"
+#include "arith.h"
 #include "deps.h"
 #include "program_private.h"
 #include "strbuf.h"
@@ -523,18 +524,6 @@ split_aff(struct dojo_aff *aff, void *payload)
 }
 
 static int
-divisors(int64_t size, int64_t *out, int max)
-{
-	int64_t f;
-	int n = 0;
-
-	for (f = 2; f < size && n < max; f++)
-		if (size % f == 0)
-			out[n++] = f;
-	return n;
-}
-
-static int
 split_values(dojo_moves *mv, const struct dojo_action *a, int i,
     int64_t *out, int max)
 {
@@ -542,7 +531,7 @@ split_values(dojo_moves *mv, const struct dojo_action *a, int i,
 
 	if (!s || s->kind != DOJO_SCOPE)
 		return 0;
-	return divisors(s->size, out, max);
+	return dojo_divisors(s->size, out, max);
 }
 
 static int

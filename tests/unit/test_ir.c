@@ -2,6 +2,7 @@
 #include "config.h"
 #include "unit.h"
 
+#include "ir/arith.h"
 #include "ir/data.h"
 #include "ir/interp.h"
 #include "ir/program.h"
@@ -332,6 +333,40 @@ test_moves_share(void)
 	dojo_program_free(p);
 }
 
+/* The divisors of a scope size: every small n against division, and
+ * sizes of 63 bits whose factors are large (the moves list them at once). */
+static void
+test_divisors(void)
+{
+	int64_t got[256], n, f;
+	int k, want;
+
+	for (n = 1; n <= 3000; n++) {
+		k = dojo_divisors(n, got, 256);
+		want = 0;
+		for (f = 2; f < n; f++)
+			if (n % f == 0 && (want >= k || got[want++] != f))
+				CHECK(!"a divisor is missing or out of order");
+		CHECK(k == want);
+	}
+	CHECK(dojo_divisors(1000000000039, got, 256) == 0);	/* a prime */
+	CHECK(dojo_divisors(INT64_MAX - 24, got, 256) == 0);	/* 2^63 - 25 */
+	k = dojo_divisors((int64_t)1 << 62, got, 256);
+	CHECK(k == 61 && got[0] == 2 && got[60] == (int64_t)1 << 61);
+	/* (2^31 - 1)^2: a square of a prime past any trial division */
+	k = dojo_divisors(INT64_C(4611686014132420609), got, 256);
+	CHECK(k == 1 && got[0] == 2147483647);
+	/* three primes over 1000, and 2^31 - 1 times a prime near 2^32 */
+	k = dojo_divisors(INT64_C(1009) * 1013 * 1019, got, 256);
+	CHECK(k == 6 && got[0] == 1009 && got[3] == 1009 * 1013 &&
+	    got[4] == 1009 * 1019 && got[5] == 1013 * 1019);
+	k = dojo_divisors(INT64_C(2147483647) * 4294967291, got, 256);
+	CHECK(k == 2 && got[0] == 2147483647 && got[1] == 4294967291);
+	/* at most "max", the smallest first */
+	k = dojo_divisors(720720, got, 3);
+	CHECK(k == 3 && got[0] == 2 && got[1] == 3 && got[2] == 4);
+}
+
 static const struct unit_test tests[] = {
 	{ "sha1 of known texts", test_sha1 },
 	{ "state id is git's blob id", test_state_id },
@@ -344,6 +379,7 @@ static const struct unit_test tests[] = {
 	{ "programs are shared by reference", test_sharing },
 	{ "every prefix parses or fails cleanly", test_parse_is_total },
 	{ "a move shares the subtrees it does not change", test_moves_share },
+	{ "divisors of any 63-bit size, smallest first", test_divisors },
 	{ NULL, NULL }
 };
 

@@ -978,13 +978,47 @@ in_subtree(const struct stmt *s, const int *path, int n)
 	return true;
 }
 
+/* Whether "s" is in the subtrees "path" (n indices) .. "end" - 1 at its
+ * last index (end 0: the one subtree "path"). */
+static bool
+in_subtrees(const struct stmt *s, const int *path, int n, int end)
+{
+	int i;
+
+	if (!path || end <= 0)
+		return in_subtree(s, path, n);
+	if (s->depth + 1 < n)
+		return false;
+	for (i = 0; i + 1 < n; i++)
+		if (s->pos[i] != path[i])
+			return false;
+	return s->pos[n - 1] >= path[n - 1] && s->pos[n - 1] < end;
+}
+
+/* The statements of those subtrees, [*lo, *hi): they come together in
+ * tree order. */
+static void
+subtrees_range(const struct model *m, const int *path, int n, int end,
+    int *lo, int *hi)
+{
+	int i;
+
+	for (i = 0; i < m->n && !in_subtrees(&m->st[i], path, n, end); i++)
+		;
+	*lo = i;
+	for (; i < m->n && in_subtrees(&m->st[i], path, n, end); i++)
+		;
+	*hi = i;
+}
+
 static bool
 dep_matches(dojo_deps *deps, struct dep *d, const struct dojo_dep_query *q)
 {
 	int l = q->level;
 
-	if (!in_subtree(&deps->m.st[d->src], q->src_path, q->src_len) ||
-	    !in_subtree(&deps->m.st[d->dst], q->dst_path, q->dst_len))
+	if (!in_subtrees(&deps->m.st[d->src], q->src_path, q->src_len,
+	    q->src_end) || !in_subtrees(&deps->m.st[d->dst], q->dst_path,
+	    q->dst_len, q->dst_end))
 		return false;
 	if (d->chain && q->skip_chains)
 		return false;
@@ -1013,10 +1047,26 @@ dep_matches(dojo_deps *deps, struct dep *d, const struct dojo_dep_query *q)
 int
 dojo_deps_find(dojo_deps *deps, const struct dojo_dep_query *q)
 {
-	int i;
+	int slo, shi, dlo, dhi, i, lo, hi, mid;
 
-	for (i = 0; i < deps->n; i++)
-		if (dep_matches(deps, &deps->dep[i], q))
+	/* the dependences come sorted by their source statement: those of
+	 * the first subtrees, each of them checked for the second */
+	subtrees_range(&deps->m, q->src_path, q->src_len, q->src_end, &slo,
+	    &shi);
+	subtrees_range(&deps->m, q->dst_path, q->dst_len, q->dst_end, &dlo,
+	    &dhi);
+	lo = 0;
+	hi = deps->n;
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (deps->dep[mid].src < slo)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (i = lo; i < deps->n && deps->dep[i].src < shi; i++)
+		if (deps->dep[i].dst >= dlo && deps->dep[i].dst < dhi &&
+		    dep_matches(deps, &deps->dep[i], q))
 			return i;
 	return -1;
 }
@@ -1681,52 +1731,50 @@ dojo_deps_fold_conflict(dojo_deps *deps, int b, int d, int64_t n, char *why,
 	return rc;
 }
 
-int
-dojo_deps_lifetimes_overlap(dojo_program *prog, int b1, int b2)
+/* Whether some instance of statement "s" runs before some instance of
+ * "t": a scope they share iterates at least twice (t's instance in an
+ * earlier iteration), or s comes first in the tree where they part. */
+static bool
+some_before(const struct model *m, int s, int t)
 {
-	struct xacc_list xl = { 0 };
-	struct model m;
-	isl_ctx *ctx;
-	isl_map *map;
-	isl_bool empty;
-	bool e[2] = { false, false };
-	int i, j, k, rc = -1;
+	int c = shared_scopes(m, s, t), l;
 
-	if (model_init(&m, prog) < 0)
-		return -1;
-	ctx = new_ctx();
-	if (!ctx || xacc_collect(&xl, &m) < 0) {
-		dojo_error_set("out of memory");
-		goto out;
+	for (l = 0; l < c; l++)
+		if (m->st[s].size[l] > 1)
+			return true;
+	return s != t && m->st[s].pos[c] < m->st[t].pos[c];
+}
+
+int
+dojo_deps_lifetimes_overlap(dojo_deps *deps, int b1, int b2)
+{
+	const struct model *m = &deps->m;
+	const struct xacc_list *xl = &deps->xl;
+	int *s1, *s2, n1 = 0, n2 = 0, i, j;
+	bool before[2] = { false, false };
+
+	s1 = malloc(sizeof *s1 * (xl->n + 1));
+	s2 = malloc(sizeof *s2 * (xl->n + 1));
+	if (!s1 || !s2) {
+		free(s1);
+		free(s2);
+		return dojo_error_set("out of memory");
 	}
-	for (k = 0; k < 2; k++)
-		for (i = 0; i < xl.n && !e[k]; i++) {
-			if (buffer_of(prog, xl.x[i].acc) != (k ? b2 : b1))
-				continue;
-			for (j = 0; j < xl.n && !e[k]; j++) {
-				if (buffer_of(prog, xl.x[j].acc) != (k ? b1 : b2))
-					continue;
-				if (xl.x[i].stmt == xl.x[j].stmt) {
-					e[k] = true;
-					break;
-				}
-				map = rel(ctx, &m, xl.x[i].stmt, NULL,
-				    xl.x[j].stmt, NULL, REL_ANY, true);
-				empty = isl_map_is_empty(map);
-				isl_map_free(map);
-				if (empty < 0) {
-					dojo_error_set("%s: dependence analysis "
-					    "failed", prog->file);
-					goto out;
-				}
-				e[k] = !empty;
-			}
+	/* the statements that touch each buffer (accesses come by statement) */
+	for (i = 0; i < xl->n; i++) {
+		int b = buffer_of(m->prog, xl->x[i].acc);
+
+		if (b == b1 && (!n1 || s1[n1 - 1] != xl->x[i].stmt))
+			s1[n1++] = xl->x[i].stmt;
+		if (b == b2 && (!n2 || s2[n2 - 1] != xl->x[i].stmt))
+			s2[n2++] = xl->x[i].stmt;
+	}
+	for (i = 0; i < n1 && !(before[0] && before[1]); i++)
+		for (j = 0; j < n2 && !(before[0] && before[1]); j++) {
+			before[0] |= s1[i] == s2[j] || some_before(m, s1[i], s2[j]);
+			before[1] |= s1[i] == s2[j] || some_before(m, s2[j], s1[i]);
 		}
-	rc = e[0] && e[1];
-out:
-	free(xl.x);
-	free(m.st);
-	if (ctx)
-		isl_ctx_free(ctx);
-	return rc;
+	free(s1);
+	free(s2);
+	return before[0] && before[1];
 }

@@ -43,6 +43,9 @@ struct dojo_dep_query {
 	int src_len;
 	const int *dst_path;	/* the second */
 	int dst_len;
+	/* when > 0: the siblings src_path[src_len - 1] .. src_end - 1 (and
+	 * the same for dst), their subtrees taken together */
+	int src_end, dst_end;
 	bool skip_chains;		/* ignore reductions' own chains */
 	const bool *skip_buffers;	/* ignore these buffers (by index) */
 	bool skip_invariant_chains;	/* ... when invariant at level */
@@ -103,8 +106,9 @@ int dojo_deps_fold_live(dojo_program *prog, int b, int d, int64_t n,
 /* The same, with the relations of "deps" kept for the next question. */
 int dojo_deps_fold_conflict(dojo_deps *deps, int b, int d, int64_t n,
     char *why, size_t len);
-/* Whether the live ranges of the arrays of buffers "b1" and "b2" overlap:
- * 1, 0, or -1 on error. */
-int dojo_deps_lifetimes_overlap(dojo_program *prog, int b1, int b2);
+/* Whether the live ranges of the arrays of buffers "b1" and "b2" overlap
+ * (an access to each runs before an access to the other): 1, 0, or -1
+ * with the last error set.  Answered from the tree, without isl. */
+int dojo_deps_lifetimes_overlap(dojo_deps *deps, int b1, int b2);
 
 #endif

@@ -859,7 +859,7 @@ fission_check(dojo_moves *mv, const struct dojo_action *a)
 {
 	struct dojo_dep_query q = { 0 };
 	struct dojo_node *s;
-	int src[DOJO_MAX_DEPTH + 1], dst[DOJO_MAX_DEPTH + 1], i, j;
+	int src[DOJO_MAX_DEPTH + 1], dst[DOJO_MAX_DEPTH + 1];
 
 	if (need_scope(a, mv, &s) < 0)
 		return -1;
@@ -876,15 +876,12 @@ fission_check(dojo_moves *mv, const struct dojo_action *a)
 	q.src_path = src;
 	q.dst_path = dst;
 	q.src_len = q.dst_len = a->npath + 1;
-	for (i = a->num[0]; i < s->n; i++)
-		for (j = 0; j < a->num[0]; j++) {
-			/* an operation of the first part, one of the second */
-			src[a->npath] = j;
-			dst[a->npath] = i;
-			if (check_deps(mv, a, &q, "would reverse") < 0)
-				return -1;
-		}
-	return 0;
+	/* an operation of the first part, one of the second */
+	src[a->npath] = 0;
+	q.src_end = (int)a->num[0];
+	dst[a->npath] = (int)a->num[0];
+	q.dst_end = s->n;
+	return check_deps(mv, a, &q, "would reverse");
 }
 
 static dojo_program *
@@ -1712,7 +1709,9 @@ reuse_check(dojo_moves *mv, const struct dojo_action *a)
 		if (b->ext[i] != ab->ext[i] || b->fold[i] || ab->fold[i])
 			return refuse(a, "'%s' and '%s' differ in shape (or "
 			    "are folded)", b->name, a->name2);
-	r = dojo_deps_lifetimes_overlap(mv->prog, bi, abi);
+	if (!deps_of(mv))
+		return -1;
+	r = dojo_deps_lifetimes_overlap(deps_of(mv), bi, abi);
 	if (r < 0)
 		return -1;
 	if (r > 0)

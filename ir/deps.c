@@ -553,10 +553,10 @@ dojo_deps_check_reads_of(dojo_program *prog, const bool *arrays)
 	const struct dojo_access *bad = NULL;
 
 	if (model_init(&m, prog) < 0)
-		return -1;
+		return -2;
 	if (xacc_collect(&xl, &m) < 0) {
 		free(m.st);
-		return -1;
+		return -2;
 	}
 	for (i = 0; i < xl.n && !bad; i++) {
 		const struct xacc *y = &xl.x[i];
@@ -581,7 +581,8 @@ dojo_deps_check_reads_of(dojo_program *prog, const bool *arrays)
 			break;
 		}
 		if (!ctx && !(ctx = new_ctx())) {
-			rc = dojo_error_set("out of memory");
+			dojo_error_set("out of memory");
+			rc = -2;
 			goto out;
 		}
 		dom = domain_set(ctx, &m, y->stmt);
@@ -599,8 +600,11 @@ dojo_deps_check_reads_of(dojo_program *prog, const bool *arrays)
 		isl_set_free(dom);
 		isl_set_free(covered);
 		if (sub < 0) {
-			rc = dojo_error_set("%s: dependence analysis failed",
-			    prog->file);
+			dojo_error_set("%s: dependence analysis failed: %s",
+			    prog->file, isl_ctx_last_error(ctx) ==
+			    isl_error_alloc ? "isl ran out of memory" :
+			    "isl failed");
+			rc = -2;
 			goto out;
 		}
 		if (!sub)
@@ -749,13 +753,15 @@ is_reduction(struct model *m, int si)
 	return true;
 }
 
+/* Whether "set" has a point.  An isl error counts as a point: a question
+ * isl could not answer never makes a move legal (dojo_deps_failure). */
 static bool
 set_nonempty(isl_set *set)
 {
 	isl_bool e = isl_set_is_empty(set);
 
 	isl_set_free(set);
-	return e == isl_bool_false;
+	return e != isl_bool_true;
 }
 
 /* The distance vectors of "map" (S[i] -> T[j]) on its first "m" levels. */
@@ -846,7 +852,9 @@ dep_exists(dojo_deps *deps, struct dep *d)
 		if (d->kind[k])
 			u = u ? isl_map_union(u, isl_map_copy(d->kind[k])) :
 			    isl_map_copy(d->kind[k]);
-	d->state = u && isl_map_is_empty(u) == isl_bool_false ? 2 : 1;
+	/* an error (no map, or no answer) is a dependence, as in
+	 * set_nonempty */
+	d->state = !u || isl_map_is_empty(u) != isl_bool_true ? 2 : 1;
 	if (d->state == 2)
 		d->delta = distances(u, d->m);
 	else
@@ -961,6 +969,22 @@ out_free:
 	free(xl.x);
 	dojo_deps_free(deps);
 	return NULL;
+}
+
+const char *
+dojo_deps_failure(dojo_deps *deps)
+{
+	const char *msg;
+
+	switch (isl_ctx_last_error(deps->ctx)) {
+	case isl_error_none:
+		return NULL;
+	case isl_error_alloc:
+		return "isl ran out of memory";
+	default:
+		msg = isl_ctx_last_error_msg(deps->ctx);
+		return msg && *msg ? msg : "isl failed";
+	}
 }
 
 static bool

@@ -12,7 +12,8 @@ struct dojo_strbuf;
 typedef struct dojo_deps dojo_deps;
 
 /* Refuse a read of an out array or of a temporary that no earlier write
- * reaches (spec/IR.md section 3, rule 3).  0, or -1 with FILE:LINE:COL. */
+ * reaches (spec/IR.md section 3, rule 3).  0, or -1 with FILE:LINE:COL;
+ * -2 with the reason when it could not be decided (isl, memory). */
 int dojo_deps_check_reads(dojo_program *prog);
 /* The same for the reads of the arrays "arrays" marks (by index). */
 int dojo_deps_check_reads_of(dojo_program *prog, const bool *arrays);
@@ -51,6 +52,10 @@ struct dojo_dep_query {
 	bool skip_invariant_chains;	/* ... when invariant at level */
 };
 
+/* Why a question to "deps" went unanswered (isl failed: out of memory,
+ * a limit), or NULL.  Once set it stays: every answer since may be a
+ * dependence that is not there, never one missed. */
+const char *dojo_deps_failure(dojo_deps *deps);
 /* The first dependence the query matches, or -1. */
 int dojo_deps_find(dojo_deps *deps, const struct dojo_dep_query *q);
 /* "the dependence of X on Y through A (flow), direction (=, <, >)" */

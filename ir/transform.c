@@ -21,7 +21,12 @@ struct dojo_moves {
 	dojo_program *prog;
 	dojo_deps *deps;	/* computed when first needed */
 	bool gpu;
+	bool undecided;		/* a check could not be decided */
 };
+
+/* Whether the check under way refused its action (refuse()), rather than
+ * failing to decide. */
+static _Thread_local bool refused;
 
 /* The arguments a move takes, one letter each: S scope, X node, B buffer,
  * A array, f k d n integers, L location. */
@@ -65,6 +70,7 @@ refuse(const struct dojo_action *a, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
+	refused = true;
 	return dojo_error_set("%s: %s", text, msg);
 }
 
@@ -1390,6 +1396,10 @@ check_result(dojo_moves *mv, const struct dojo_action *a, const char *array)
 			arrays[p->decls->narr - 1] = true;
 		r = dojo_deps_check_reads_of(p, arrays);
 		free(arrays);
+	}
+	if (r == -2) {
+		dojo_program_free(p);
+		return -1;	/* not decided (dojo_moves_check) */
 	}
 	if (r < 0) {
 		/* drop the FILE:LINE:COL: of the generated text */
@@ -2818,9 +2828,31 @@ dojo_moves_free(dojo_moves *mv)
 int
 dojo_moves_check(dojo_moves *mv, const struct dojo_action *a)
 {
+	char text[256], why[DOJO_ERROR_MAX];
+	const char *failure;
+	int rc;
+
 	if (a->move->gpu && !mv->gpu)
 		return refuse(a, "GPU moves need a GPU target (--target cuda)");
-	return a->move->check(mv, a);
+	refused = false;
+	rc = a->move->check(mv, a);
+	failure = mv->deps ? dojo_deps_failure(mv->deps) : NULL;
+	if (!failure && (rc == 0 || refused))
+		return rc;
+	/* fail closed: isl gave no answer, or a check failed without a
+	 * reason of its own (memory, an analysis of its own) */
+	snprintf(why, sizeof why, "%s", failure ? failure :
+	    *dojo_error_last() ? dojo_error_last() : "out of memory");
+	dojo_action_format(text, sizeof text, a);
+	mv->undecided = true;
+	return dojo_error_set("%s: legality could not be decided: %s", text,
+	    why);
+}
+
+bool
+dojo_moves_undecided(const dojo_moves *mv)
+{
+	return mv->undecided;
 }
 
 dojo_program *
@@ -2886,7 +2918,7 @@ static int
 offer(struct list_ctx *c, const struct dojo_action *a)
 {
 	if (c->legal_only && dojo_moves_check(c->mv, a) < 0)
-		return 0;
+		return c->mv->undecided ? -1 : 0;
 	return c->fn(a, c->payload);
 }
 

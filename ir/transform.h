@@ -44,8 +44,12 @@ __dojo_give dojo_moves *dojo_moves_new(__dojo_keep dojo_program *prog,
     const char *target);
 void dojo_moves_free(__dojo_take dojo_moves *mv);
 
-/* 0 when "a" is legal; -1 with the reason ("ACTION: why") otherwise. */
+/* 0 when "a" is legal; -1 with the reason ("ACTION: why") otherwise.
+ * When legality could not be decided (isl or memory failed), -1 with
+ * "ACTION: legality could not be decided: why", and dojo_moves_undecided
+ * says so from then on: the move is refused, never taken as legal. */
 int dojo_moves_check(dojo_moves *mv, const struct dojo_action *a);
+bool dojo_moves_undecided(const dojo_moves *mv);
 /* The program after a legal "a", or NULL with the reason. */
 __dojo_give dojo_program *dojo_moves_apply(dojo_moves *mv,
     const struct dojo_action *a);
@@ -61,7 +65,9 @@ int dojo_moves_inverse(struct dojo_action *out, dojo_moves *mv,
     const struct dojo_action *a);
 
 /* Call "fn" on every legal action, in a stable order; only those at the
- * node "at" ("nat" > 0).  Stops at a non-zero return of "fn". */
+ * node "at" ("nat" > 0).  Stops at a non-zero return of "fn", and with -1
+ * and the reason at the first action whose legality could not be
+ * decided: a list is whole or an error. */
 typedef int (*dojo_action_fn)(const struct dojo_action *a, void *payload);
 int dojo_moves_list(dojo_moves *mv, const int *at, int nat, dojo_action_fn fn,
     void *payload);

@@ -119,6 +119,8 @@ actions_run(int argc, char **argv)
 		if (dojo_action_parse(&a, why) < 0)
 			goto out_free_moves;
 		if (dojo_moves_check(mv, &a) < 0) {
+			if (dojo_moves_undecided(mv))
+				goto out_free_moves;	/* an error */
 			printf("%s\n", dojo_error_last());
 		} else {
 			print_action(&a, NULL);
@@ -128,6 +130,11 @@ actions_run(int argc, char **argv)
 	} else if (why_all) {
 		wc.mv = mv;
 		rc = dojo_moves_candidates(mv, path, npath, print_refused, &wc);
+		if (rc == 0 && dojo_moves_undecided(mv)) {
+			dojo_error_set("%s: legality of some moves could not "
+			    "be decided (see above)", argv[optind]);
+			rc = -1;
+		}
 	} else {
 		rc = dojo_moves_list(mv, path, npath, print_action, NULL);
 	}

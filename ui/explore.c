@@ -248,9 +248,9 @@ ex_rebuild_moves(struct explorer *ex)
 		return;
 	for (i = 0; i < ex->nrows && !c.any_measured; i++)
 		c.any_measured = ex->rows[i].e.m.measured;
-	if (ex->all_moves || n > 0)
-		dojo_moves_list(ex->moves, path, ex->all_moves ? 0 : n, add_move,
-		    &c);
+	if ((ex->all_moves || n > 0) && dojo_moves_list(ex->moves, path,
+	    ex->all_moves ? 0 : n, add_move, &c) < 0)
+		ex_message(ex, true, "%s", dojo_error_last());
 	ex->nlegal = ex->nmv;
 	c.legal = false;
 	if (!ex->all_moves && n > 0)

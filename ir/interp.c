@@ -6,6 +6,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* An access compiled to a flat offset: c + sum k[i] * it[d[i]], or per
  * dimension with slots when the buffer is folded. */
@@ -272,21 +273,45 @@ exec_op(const struct cnode *n, const int64_t *it)
 	}
 }
 
-static void
-exec(const struct cnode *n, int64_t *it)
+/* A run's clock: every CLOCK_EVERY operations it looks at the time. */
+#define CLOCK_EVERY 65536
+
+struct run {
+	int64_t *it;
+	double deadline;	/* CLOCK_MONOTONIC seconds, 0: none */
+	unsigned ops;
+};
+
+static double
+now(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + t.tv_nsec * 1e-9;
+}
+
+/* Run "n"; -1 once the deadline has passed. */
+static int
+exec(const struct cnode *n, struct run *r)
 {
 	int64_t i;
 	int k;
 
 	if (n->op) {
-		exec_op(n, it);
-		return;
+		exec_op(n, r->it);
+		if (++r->ops % CLOCK_EVERY == 0 && r->deadline > 0 &&
+		    now() > r->deadline)
+			return -1;
+		return 0;
 	}
 	for (i = 0; i < n->size; i++) {
-		it[n->depth] = i;
+		r->it[n->depth] = i;
 		for (k = 0; k < n->n; k++)
-			exec(n->kids[k], it);
+			if (exec(n->kids[k], r) < 0)
+				return -1;
 	}
+	return 0;
 }
 
 struct compiler {
@@ -425,19 +450,29 @@ out_free:
 }
 
 int
-dojo_interp_run(dojo_program *prog, dojo_data *data)
+dojo_interp_run_limited(dojo_program *prog, dojo_data *data, double seconds)
 {
 	struct compiler c = { prog, data };
 	struct cnode *root;
 	int64_t it[DOJO_MAX_DEPTH] = { 0 };
-	int i;
+	struct run r = { it, seconds > 0 ? now() + seconds : 0, 0 };
+	int i, rc;
 
 	for (i = 0; i < prog->n; i++) {
 		root = compile_node(&c, prog->kids[i], 0);
 		if (!root)
 			return -1;
-		exec(root, it);
+		rc = exec(root, &r);
 		free_cnode(root);
+		if (rc < 0)
+			return dojo_error_set("%s: the interpreter ran past the "
+			    "time limit of %g s", prog->file, seconds);
 	}
 	return 0;
+}
+
+int
+dojo_interp_run(dojo_program *prog, dojo_data *data)
+{
+	return dojo_interp_run_limited(prog, data, 0);
 }

@@ -42,6 +42,7 @@ run_run(int argc, char **argv)
 	const char *inputs = NULL, *outputs = NULL, *file, *target = NULL;
 	struct dojo_run_result res;
 	struct dojo_run_options ropt = { NULL, NULL, 60, DOJO_RUN_MEMORY };
+	double interp_limit = 0;	/* the interpreter's: only --timeout */
 	unsigned long long seed = 1;
 	char path[PATH_MAX], *end;
 	dojo_program *prog;
@@ -81,6 +82,7 @@ run_run(int argc, char **argv)
 				return dojo_command_usage(cmd, "--timeout needs "
 				    "a positive number of seconds, not '%s'",
 				    optarg);
+			interp_limit = ropt.timeout;
 			break;
 		case 'h':
 			dojo_command_print_help(stdout, cmd);
@@ -116,7 +118,7 @@ run_run(int argc, char **argv)
 			    dojo_outcome_name(res.outcome), res.message);
 			goto out_free_data;
 		}
-	} else if (dojo_interp_run(prog, data) < 0) {
+	} else if (dojo_interp_run_limited(prog, data, interp_limit) < 0) {
 		goto out_free_data;
 	}
 	if (outputs && mkdir(outputs, 0777) < 0 && errno != EEXIST) {
@@ -156,8 +158,9 @@ const struct dojo_command dojo_command_run = {
 	    "or c\n"
 	    "                     (generated C, compiled with $CC, run in a "
 	    "child)\n"
-	    "      --timeout S    the child's time limit with -t c (default "
-	    "60)\n"
+	    "      --timeout S    the time limit: the child's with -t c "
+	    "(default 60),\n"
+	    "                     the interpreter's otherwise (default none)\n"
 	    "      --cflags F     the compiler's flags with -t c (default "
 	    "\"" DOJO_C_CFLAGS "\")\n",
 	.run = run_run,

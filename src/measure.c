@@ -275,7 +275,8 @@ dojo_measure_against(dojo_program *prog, dojo_program *reference,
 		if (!want)
 			goto out;
 		dojo_data_randomize(want, 1);
-		if (dojo_interp_run(reference, want) < 0) {
+		if (dojo_interp_run_limited(reference, want,
+		    opt->run.timeout) < 0) {
 			dojo_data_free(want);
 			goto out;
 		}

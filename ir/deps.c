@@ -16,6 +16,7 @@
 #include <isl/val.h>
 #include <isl/union_map.h>
 #include <isl/union_set.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -659,8 +660,8 @@ struct dojo_deps {
 	int n;
 	bool *reduction;	/* per statement */
 	struct xacc_list xl;
-	/* per buffer, when a fold of it was asked: value flow, order */
-	isl_union_map **flow, **order;
+	/* per buffer, when a fold of it was asked: fold_deltas */
+	isl_set **fold_delta;
 	/* the folds answered so far (dojo_deps_fold_conflict) */
 	struct fold_answer {
 		int b, d;
@@ -903,12 +904,9 @@ dojo_deps_free(dojo_deps *deps)
 	}
 	free(deps->dep);
 	free(deps->reduction);
-	for (i = 0; deps->flow && i < deps->m.prog->decls->nbuf; i++) {
-		isl_union_map_free(deps->flow[i]);
-		isl_union_map_free(deps->order[i]);
-	}
-	free(deps->flow);
-	free(deps->order);
+	for (i = 0; deps->fold_delta && i < deps->m.prog->decls->nbuf; i++)
+		isl_set_free(deps->fold_delta[i]);
+	free(deps->fold_delta);
 	free(deps->folds);
 	free(deps->xl.x);
 	free(deps->m.st);
@@ -1514,64 +1512,50 @@ flow_relation(isl_ctx *ctx, const struct model *m, const struct xacc_list *xl,
 	return u;
 }
 
-/* w2 -> r1 pairs of writes w1, w2 to one slot ("d" folded to "n", the
- * other folds as they are), elements different, w1 before w2. */
-static isl_union_map *
-slot_pairs(isl_ctx *ctx, const struct model *m, const struct xacc_list *xl,
-    int b, int d, int64_t n)
+/* { S_s[i] -> E[e] : e the element that access "x" of statement "s"
+ * names (logical indices), i in the box }. */
+static isl_map *
+access_map(isl_ctx *ctx, const struct model *m, int s,
+    const struct dojo_access *x)
 {
-	const struct dojo_buffer *buf = &m->prog->decls->buf[b];
-	isl_union_map *u = isl_union_map_empty(isl_space_params_alloc(ctx, 0));
-	int i, j, k, sign, nq = 0, q, dim, nj;
-	int64_t f, *r;
-	struct cons *c;
-	isl_map *map;
-	char name[16];
+	int ni = m->st[s].depth, nd = x->nidx, k;
+	struct cons *c = cons_new(ni, nd, nd);
+	isl_basic_map *bm;
+	int64_t *r;
 
-	for (dim = 0; dim < buf->ndim; dim++)
-		nq += (dim == d ? n : buf->fold[dim]) != 0;
-	for (i = 0; i < xl->n; i++) {
-		const struct xacc *x = &xl->x[i];
-
-		if (!x->write || buffer_of(m->prog, x->acc) != b)
-			continue;
-		for (j = 0; j < xl->n; j++) {
-			const struct xacc *y = &xl->x[j];
-
-			if (!y->write || buffer_of(m->prog, y->acc) != b)
-				continue;
-			nj = m->st[y->stmt].depth;
-			for (k = 0; k < buf->ndim; k++)
-				for (sign = -1; sign <= 1; sign += 2) {
-					c = cons_new(m->st[x->stmt].depth, nj + nq,
-					    2 * buf->ndim + 2);
-					if (!c)
-						return u;
-					cons_boxes(c, m, x->stmt, y->stmt);
-					for (dim = 0, q = 0; dim < buf->ndim; dim++) {
-						f = dim == d ? n : buf->fold[dim];
-						r = cons_row(c, true);
-						row_add_aff(r, c, &x->acc->idx[dim], 0, 1);
-						row_add_aff(r, c, &y->acc->idx[dim], 1, -1);
-						if (f)
-							r[1 + c->ni + nj + q++] = -f;
-					}
-					/* another element: index k differs */
-					r = cons_row(c, false);
-					row_add_aff(r, c, &x->acc->idx[k], 0, sign);
-					row_add_aff(r, c, &y->acc->idx[k], 1, -sign);
-					r[0] -= 1;
-					map = cons_before(ctx, c, m, x->stmt, y->stmt);
-					cons_free(c);
-					map = isl_map_project_out(map, isl_dim_out, nj,
-					    nq);
-					snprintf(name, sizeof name, "S%d", y->stmt);
-					map = isl_map_set_tuple_name(map, isl_dim_out,
-					    name);
-					u = umap_add(u, map);
-				}
+	if (!c)
+		return NULL;
+	for (k = 0; k < ni; k++) {
+		if ((r = cons_row(c, false)))
+			r[1 + k] = 1;
+		if ((r = cons_row(c, false))) {
+			r[1 + k] = -1;
+			r[0] = m->st[s].size[k] - 1;
 		}
 	}
+	for (k = 0; k < nd; k++)
+		if ((r = cons_row(c, true))) {
+			row_add_aff(r, c, &x->idx[k], 0, 1);
+			r[1 + ni + k] = -1;
+		}
+	bm = cons_build(ctx, c, s, s);
+	cons_free(c);
+	return isl_map_from_basic_map(isl_basic_map_set_tuple_name(bm,
+	    isl_dim_out, "E"));
+}
+
+/* The writes of buffer "b": { S[i] -> E[e] }. */
+static isl_union_map *
+write_accesses(isl_ctx *ctx, const struct model *m,
+    const struct xacc_list *xl, int b)
+{
+	isl_union_map *u = isl_union_map_empty(isl_space_params_alloc(ctx, 0));
+	int i;
+
+	for (i = 0; i < xl->n; i++)
+		if (xl->x[i].write && buffer_of(m->prog, xl->x[i].acc) == b)
+			u = umap_add(u, access_map(ctx, m, xl->x[i].stmt,
+			    xl->x[i].acc));
 	return u;
 }
 
@@ -1598,39 +1582,121 @@ before_pairs(isl_ctx *ctx, const struct model *m, const struct xacc_list *xl,
 	return u;
 }
 
-/* The value flow of buffer "b" (w1 -> r1: r1 reads what w1 wrote, no
- * write of the element between) and the order of its statements. */
-static void
-fold_relations(isl_ctx *ctx, const struct model *m,
-    const struct xacc_list *xl, int b, isl_union_map **flow,
-    isl_union_map **order)
-{
-	isl_union_map *M, *X;
+/*
+ * Folds.  A fold maps elements e and e' to one slot when e' - e is a
+ * multiple of the fold in each folded dimension and 0 in the others.  It
+ * overwrites a live value when some write w2 of e' != e comes after a
+ * write w1 of e and before a read r1 of the value w1 wrote.  So once per
+ * buffer, the differences e' - e of those (w1, r1, w2), and then each fold
+ * is a question about one small set of vectors, without the statements.
+ */
 
-	M = flow_relation(ctx, m, xl, b, true, false);
-	X = flow_relation(ctx, m, xl, b, true, true);
-	X = isl_union_map_apply_range(X, isl_union_map_copy(M));
-	*flow = isl_union_map_subtract(M, X);
-	*order = isl_union_map_reverse(before_pairs(ctx, m, xl, b));
+/* { e' - e : w1 writes e, r1 reads the value w1 wrote, w2 writes e',
+ * w1 before w2 before r1 } of buffer "b", in the space E of its indices. */
+static isl_set *
+fold_deltas(isl_ctx *ctx, const struct model *m, const struct xacc_list *xl,
+    int b)
+{
+	isl_union_map *WW, *before, *order, *W, *M, *K, *flow, *V, *E;
+	isl_union_set *D;
+	isl_space *space;
+	isl_set *delta;
+	int ndim = m->prog->decls->buf[b].ndim, i, j;
+
+	WW = flow_relation(ctx, m, xl, b, true, true);
+	before = before_pairs(ctx, m, xl, b);
+	W = write_accesses(ctx, m, xl, b);
+	/* before, to the writes: w1 -> w2; and r1 -> w2, w2 before r1 */
+	order = isl_union_map_reverse(isl_union_map_copy(before));
+	before = isl_union_map_intersect_range(before,
+	    isl_union_map_domain(isl_union_map_copy(W)));
+	D = isl_union_set_empty(isl_space_params_alloc(ctx, 0));
+	/* one read at a time, so that r1 names the element it reads */
+	for (j = 0; j < xl->n; j++) {
+		const struct xacc *y = &xl->x[j];
+
+		if (y->write || buffer_of(m->prog, y->acc) != b)
+			continue;
+		M = isl_union_map_empty(isl_space_params_alloc(ctx, 0));
+		for (i = 0; i < xl->n; i++) {
+			const struct xacc *x = &xl->x[i];
+
+			if (x->write && buffer_of(m->prog, x->acc) == b)
+				M = umap_add(M, rel(ctx, m, x->stmt, x->acc,
+				    y->stmt, y->acc, REL_LOGICAL, true));
+		}
+		/* the value flow w1 -> r1: no write of the element between */
+		K = isl_union_map_apply_range(isl_union_map_copy(WW),
+		    isl_union_map_copy(M));
+		flow = isl_union_map_subtract(M, K);
+		/* r1 -> w2: w1 before w2 before r1 */
+		V = isl_union_map_apply_range(isl_union_map_reverse(flow),
+		    isl_union_map_copy(before));
+		V = isl_union_map_intersect(V, isl_union_map_copy(order));
+		/* e -> e' */
+		E = isl_union_map_apply_domain(V, isl_union_map_from_map(
+		    access_map(ctx, m, y->stmt, y->acc)));
+		E = isl_union_map_apply_range(E, isl_union_map_copy(W));
+		D = isl_union_set_union(D, isl_union_map_deltas(E));
+	}
+	isl_union_map_free(WW);
+	isl_union_map_free(before);
+	isl_union_map_free(order);
+	isl_union_map_free(W);
+	space = isl_space_set_tuple_name(isl_space_set_alloc(ctx, 0, ndim),
+	    isl_dim_set, "E");
+	delta = isl_union_set_extract_set(D, space);
+	isl_union_set_free(D);
+	return delta;
 }
 
-/* 1 when a write to r1's slot comes after r1's value was written and
- * before r1 reads it. */
+/* 1 when a difference of "delta" is a non-zero multiple of the slots of
+ * "buf" with dimension "d" folded to "n" (d < 0: the folds as they are),
+ * 0 when none is, -1 when isl fails. */
 static int
-fold_conflict(isl_ctx *ctx, const struct model *m, const struct xacc_list *xl,
-    int b, int d, int64_t n, isl_union_map *flow, isl_union_map *order)
+deltas_conflict(isl_set *delta, const dojo_program *prog, int b, int d,
+    int64_t n)
 {
-	isl_union_map *T;
+	const struct dojo_buffer *buf = &prog->decls->buf[b];
+	struct dojo_strbuf sb;
+	isl_ctx *ctx;
+	isl_set *slot, *zero;
 	isl_bool empty;
+	int k;
+	int64_t f;
 
-	T = isl_union_map_apply_range(isl_union_map_reverse(
-	    isl_union_map_copy(flow)), slot_pairs(ctx, m, xl, b, d, n));
-	T = isl_union_map_intersect(T, isl_union_map_copy(order));
-	empty = isl_union_map_is_empty(T);
-	isl_union_map_free(T);
+	if (!delta)
+		return dojo_error_set("%s: dependence analysis failed: isl "
+		    "failed", prog->file);
+	ctx = isl_set_get_ctx(delta);
+	/* { E[x0, ...] : exists (q0, ... : x0 = f0 q0 and x1 = 0 ...) } */
+	dojo_strbuf_init(&sb);
+	dojo_strbuf_puts(&sb, "{ E[");
+	for (k = 0; k < buf->ndim; k++)
+		dojo_strbuf_printf(&sb, "%sx%d", k ? ", " : "", k);
+	dojo_strbuf_puts(&sb, "] : exists (");
+	for (k = 0; k < buf->ndim; k++)
+		dojo_strbuf_printf(&sb, "%sq%d", k ? ", " : "", k);
+	dojo_strbuf_puts(&sb, " : ");
+	for (k = 0; k < buf->ndim; k++) {
+		f = k == d ? n : buf->fold[k];
+		dojo_strbuf_printf(&sb, "%sx%d = %" PRId64 " q%d",
+		    k ? " and " : "", k, f, k);
+	}
+	dojo_strbuf_puts(&sb, ") }");
+	slot = sb.s ? isl_set_read_from_str(ctx, sb.s) : NULL;
+	dojo_strbuf_release(&sb);
+	slot = isl_set_intersect(slot, isl_set_copy(delta));
+	zero = isl_set_universe(isl_set_get_space(delta));
+	for (k = 0; k < buf->ndim; k++)
+		zero = isl_set_fix_si(zero, isl_dim_set, k, 0);
+	slot = isl_set_subtract(slot, zero);
+	empty = isl_set_is_empty(slot);
+	isl_set_free(slot);
 	if (empty < 0)
-		return dojo_error_set("%s: dependence analysis failed",
-		    m->prog->file);
+		return dojo_error_set("%s: dependence analysis failed: %s",
+		    prog->file, isl_ctx_last_error(ctx) == isl_error_alloc ?
+		    "isl ran out of memory" : "isl failed");
 	return !empty;
 }
 
@@ -1648,7 +1714,7 @@ dojo_deps_fold_live(dojo_program *prog, int b, int d, int64_t n, char *why,
 	struct xacc_list xl = { 0 };
 	struct model m;
 	isl_ctx *ctx;
-	isl_union_map *flow, *order;
+	isl_set *delta;
 	int rc = -1;
 
 	if (model_init(&m, prog) < 0)
@@ -1658,10 +1724,9 @@ dojo_deps_fold_live(dojo_program *prog, int b, int d, int64_t n, char *why,
 		dojo_error_set("out of memory");
 		goto out;
 	}
-	fold_relations(ctx, &m, &xl, b, &flow, &order);
-	rc = fold_conflict(ctx, &m, &xl, b, d, n, flow, order);
-	isl_union_map_free(flow);
-	isl_union_map_free(order);
+	delta = fold_deltas(ctx, &m, &xl, b);
+	rc = deltas_conflict(delta, prog, b, d, n);
+	isl_set_free(delta);
 	if (rc > 0 && why)
 		fold_why(why, len, prog, b);
 out:
@@ -1713,11 +1778,10 @@ fold_answer(dojo_deps *deps, int b, int d, int64_t n)
 		;
 	if (m > n && (rc = fold_answer(deps, b, d, m)) != 0)
 		return rc;
-	if (!deps->flow[b])
-		fold_relations(deps->ctx, &deps->m, &deps->xl, b,
-		    &deps->flow[b], &deps->order[b]);
-	rc = fold_conflict(deps->ctx, &deps->m, &deps->xl, b, d, n,
-	    deps->flow[b], deps->order[b]);
+	if (!deps->fold_delta[b])
+		deps->fold_delta[b] = fold_deltas(deps->ctx, &deps->m,
+		    &deps->xl, b);
+	rc = deltas_conflict(deps->fold_delta[b], deps->m.prog, b, d, n);
 	if (rc < 0)
 		return rc;
 	if (deps->nfolds == deps->capfolds) {
@@ -1743,10 +1807,9 @@ dojo_deps_fold_conflict(dojo_deps *deps, int b, int d, int64_t n, char *why,
 {
 	int nbuf = deps->m.prog->decls->nbuf, rc;
 
-	if (!deps->flow) {
-		deps->flow = calloc(nbuf, sizeof *deps->flow);
-		deps->order = calloc(nbuf, sizeof *deps->order);
-		if (!deps->flow || !deps->order)
+	if (!deps->fold_delta) {
+		deps->fold_delta = calloc(nbuf, sizeof *deps->fold_delta);
+		if (!deps->fold_delta)
 			return dojo_error_set("out of memory");
 	}
 	rc = fold_answer(deps, b, d, n);

@@ -106,6 +106,16 @@ ok $? "checkout HEAD~2 writes the start to stdout"
 same 1 $? "checkout of an unknown revision fails"
 grep -q "unknown revision 'nosuchthing'" "$tmp/err"
 ok $? "and names it"
+if [ -w /dev/full ]; then
+	"$PERFDOJO" log --session "$s" > /dev/full 2> "$tmp/err"
+	same 1 $? "log > /dev/full exits 1"
+	same "perfdojo: write error: No space left on device" \
+	    "$(cat "$tmp/err")" "log > /dev/full says why"
+	"$PERFDOJO" checkout HEAD --session "$s" > /dev/full 2> "$tmp/err"
+	same 1 $? "checkout > /dev/full exits 1"
+	grep -qx "perfdojo: write error: No space left on device" "$tmp/err"
+	ok $? "checkout > /dev/full says why"
+fi
 
 # branch
 "$PERFDOJO" checkout main --session "$s" > /dev/null 2>&1

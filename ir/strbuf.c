@@ -170,3 +170,30 @@ dojo_format_float(char out[32], float v)
 {
 	format_shortest(out, v, 9, same_float);
 }
+
+char **
+dojo_split_words(const char *text, int *n)
+{
+	static const char blanks[] = " \t\n";
+	size_t len = strlen(text), k = 0;
+	char **words, *q;
+
+	/* at most one word every two bytes, and the NULL */
+	words = malloc((len / 2 + 2) * sizeof *words + len + 1);
+	if (!words)
+		return NULL;
+	q = memcpy(words + len / 2 + 2, text, len + 1);
+	for (;;) {
+		q += strspn(q, blanks);
+		if (!*q)
+			break;
+		words[k++] = q;
+		q += strcspn(q, blanks);
+		if (*q)
+			*q++ = '\0';
+	}
+	words[k] = NULL;
+	if (n)
+		*n = (int)k;
+	return words;
+}

@@ -27,5 +27,9 @@ void dojo_format_number(char out[32], double v);
  * after it, a C literal of exactly "v" (a compiler rounds a float
  * literal's decimal straight to float, not through double). */
 void dojo_format_float(char out[32], float v);
+/* The words of "text" split on blanks (spaces, tabs, newlines), with no
+ * quoting and no expansion: an argv, NULL-terminated, "*n" words when
+ * "n"; one allocation that free() releases, NULL when out of memory. */
+char **dojo_split_words(const char *text, int *n);
 
 #endif

@@ -127,4 +127,24 @@ same "perfdojo: $m: timeout: the time limit ran out" "$(cat "$tmp/err")" \
 CC=false "$PERFDOJO" run --target c "$m" 2> "$tmp/err"
 same "perfdojo: $m: compile error: false failed (status 1)" \
     "$(cat "$tmp/err")" "a failing compiler is a compile error outcome"
+
+# $CC is split on blanks into a command and its arguments, with no shell
+CC="env cc" "$PERFDOJO" run --target c "$m" > "$tmp/c" 2>&1 &&
+    "$PERFDOJO" run "$m" | cmp -s - "$tmp/c"
+ok $? "a CC of two words runs the first with the second"
+mkdir "$tmp/w"
+(cd "$tmp/w" && CC='cc; touch cc-ran; cc' "$PERFDOJO" run --target c "$m" \
+    > /dev/null 2> "$tmp/err")
+grep -q "^perfdojo: $m: compile error: cc; touch cc-ran; cc: timeout: failed to run command .*cc;.*: No such file or directory$" \
+    "$tmp/err"
+ok $? "a CC with a ';' is words, not a shell command: 'cc;' is not found"
+(cd "$tmp/w" && CC='cc; touch cc-ran; cc' PERFDOJO_DB=$tmp/m.db \
+    "$PERFDOJO" measure "$m" > /dev/null 2>&1)
+[ ! -e "$tmp/w/cc-ran" ]
+ok $? "no shell ran CC to compile or to ask its version"
+mkdir -p "$tmp/w/q'\$(touch pwned)'x"
+(cd "$tmp/w" && TMPDIR=$(echo "$tmp"/w/q*) "$PERFDOJO" run --target c "$m" \
+    > "$tmp/c" 2>&1) && "$PERFDOJO" run "$m" | cmp -s - "$tmp/c" &&
+    [ ! -e "$tmp/w/pwned" ]
+ok $? "a run with quotes and \$(...) in TMPDIR works and runs nothing"
 done_testing

@@ -209,6 +209,36 @@ message_action(const char *msg, bool root)
 	return strndup(msg, n);
 }
 
+/* Whether the entry "te" of program.dojo in the tree of "commit" is a
+ * file (a blob); 0, or -1 with the last error naming what it is. */
+static int
+check_program_entry(dojo_session *s, const git_oid *commit,
+    const git_tree_entry *te)
+{
+	const char *what;
+
+	switch (git_tree_entry_filemode(te)) {
+	case GIT_FILEMODE_BLOB:
+	case GIT_FILEMODE_BLOB_EXECUTABLE:
+		return 0;
+	case GIT_FILEMODE_TREE:
+		what = "a directory";
+		break;
+	case GIT_FILEMODE_LINK:
+		what = "a symbolic link";
+		break;
+	case GIT_FILEMODE_COMMIT:
+		what = "a submodule";
+		break;
+	default:
+		what = "not a file";
+		break;
+	}
+	return dojo_error_set("%s: commit %.7s has %s at " PROGRAM_FILE
+	    ", not a file: not a perfdojo session", s->dir,
+	    git_oid_tostr_s(commit), what);
+}
+
 /* Add "c" (whose parent is indexed already) to the index. */
 static int
 index_commit(dojo_session *s, git_commit *c)
@@ -239,6 +269,10 @@ index_commit(dojo_session *s, git_commit *c)
 		return dojo_error_set("%s: commit %.7s has no " PROGRAM_FILE
 		    ": not a perfdojo session", s->dir,
 		    git_oid_tostr_s(git_commit_id(c)));
+	}
+	if (check_program_entry(s, git_commit_id(c), te) < 0) {
+		git_tree_free(tree);
+		return -1;
 	}
 	e = &s->commits[s->ncommits];
 	memset(e, 0, sizeof *e);
@@ -410,6 +444,8 @@ read_program(dojo_session *s, const git_oid *commit)
 		    "a perfdojo session", s->dir, git_oid_tostr_s(commit));
 		goto out;
 	}
+	if (check_program_entry(s, commit, te) < 0)
+		goto out;
 	if (git_blob_lookup(&blob, s->repo, git_tree_entry_id(te)) < 0) {
 		git_fail(s->dir);
 		goto out;

@@ -218,6 +218,27 @@ done
 "$PERFDOJO" log --session "$tmp/corrupt" 2> "$tmp/err"
 same 1 $? "a corrupt session is an error"
 same 1 "$(wc -l < "$tmp/err" | tr -d ' ')" "of one line"
+# a HEAD commit whose program.dojo is a directory: a one-line refusal,
+# and the repository as it was
+cp -r "$s" "$tmp/treehead"
+blob=$(echo x | git -C "$tmp/treehead" hash-object -w --stdin)
+sub=$(printf '100644 blob %s\tx\n' "$blob" | git -C "$tmp/treehead" mktree)
+tree=$(printf '040000 tree %s\tprogram.dojo\n' "$sub" |
+    git -C "$tmp/treehead" mktree)
+bad=$(git -C "$tmp/treehead" -c user.name=t -c user.email=t@e commit-tree \
+    "$tree" -p HEAD -m 'not a state')
+git -C "$tmp/treehead" update-ref HEAD "$bad"
+git -C "$tmp/treehead" for-each-ref > "$tmp/refs.before"
+for c in log undo "checkout HEAD"; do
+	"$PERFDOJO" $c --session "$tmp/treehead" > /dev/null 2> "$tmp/err"
+	same 1 $? "$c with a directory at HEAD's program.dojo fails"
+	same "perfdojo: $tmp/treehead: commit ${bad%"${bad#???????}"} has a directory at program.dojo, not a file: not a perfdojo session" \
+	    "$(cat "$tmp/err")" "$c says what is wrong, in one line"
+done
+git -C "$tmp/treehead" for-each-ref | cmp -s - "$tmp/refs.before" &&
+    [ "$(git -C "$tmp/treehead" rev-parse HEAD)" = "$bad" ] &&
+    [ -z "$(find "$tmp/treehead" -name '*.lock' ! -name perfdojo.lock)" ]
+ok $? "and the repository is left as it was"
 "$PERFDOJO" apply "$top_srcdir/examples/softmax.dojo" 'swap 0' \
     --session "$s" 2> "$tmp/err" > /dev/null
 same 1 $? "a kernel that is not a state of the session is refused"

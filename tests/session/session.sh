@@ -130,6 +130,15 @@ same 1 $? "a branch that exists is refused"
 "$PERFDOJO" branch 'bad..name' --session "$s" 2> "$tmp/err"
 grep -q "not a valid branch name" "$tmp/err"
 ok $? "an invalid branch name is refused"
+for n in HEAD -x @ ORIG_HEAD refs/heads/x cafe0123 best/c; do
+	"$PERFDOJO" branch --session "$s" -- "$n" 2> "$tmp/err"
+	same 1 $? "branch '$n' is refused"
+	grep -q "^perfdojo: '$n' is not a valid branch name" "$tmp/err"
+	ok $? "branch '$n': the reason is one line"
+done
+same "" "$(git -C "$s" for-each-ref --format='%(refname)' refs/heads/HEAD \
+    refs/heads/-x 'refs/heads/@' refs/heads/refs)" \
+    "and no such branch is made"
 "$PERFDOJO" checkout try --session "$s" -o "$tmp/t.dojo" 2> /dev/null
 "$PERFDOJO" apply "$tmp/t.dojo" 'split 0.0.0 2' --session "$s" > /dev/null \
     2> "$tmp/err"

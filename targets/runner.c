@@ -16,6 +16,9 @@
 #include <time.h>
 #include <string.h>
 #include <sys/mman.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -96,6 +99,17 @@ dojo_outcome_name(enum dojo_outcome o)
 	return names[o];
 }
 
+void
+dojo_child_die_with_parent(pid_t parent)
+{
+#ifdef __linux__
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+#endif
+	/* the parent died before the line above: no signal will come */
+	if (getppid() != parent)
+		_exit(127);
+}
+
 static int
 write_file(const char *path, const char *text)
 {
@@ -138,7 +152,7 @@ run_compiler(int *status, const char *src, const char *so, const char *err,
 	const char *cc, *flags, **argv = NULL;
 	char **ccw, **fw, limit[32];
 	int ncc = 0, nf = 0, n = 0, i, fd, rc = -1;
-	pid_t pid;
+	pid_t pid, self = getpid();
 
 	compiler(&cc, &flags, opt);
 	ccw = dojo_split_words(cc, &ncc);
@@ -175,6 +189,7 @@ run_compiler(int *status, const char *src, const char *so, const char *err,
 		goto out_free;
 	}
 	if (pid == 0) {
+		dojo_child_die_with_parent(self);
 		fd = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0600);
 		if (fd >= 0 && fd != 2) {
 			dup2(fd, 2);
@@ -275,7 +290,7 @@ dojo_c_prepare(dojo_program *const *progs, int n, int jobs,
 	char key[41], src[512], so[512], tmp[520], err[512];
 	struct dojo_strbuf sb;
 	int i, running = 0, st;
-	pid_t pid;
+	pid_t pid, self = getpid();
 
 	if (jobs < 2 || n < 2)
 		return 0;
@@ -314,6 +329,7 @@ dojo_c_prepare(dojo_program *const *progs, int n, int jobs,
 		prepared_path(err, sizeof err, key, "err");
 		pid = fork();
 		if (pid == 0) {
+			dojo_child_die_with_parent(self);
 			/* a failed compile leaves nothing: the run compiles
 			 * again and reports the compiler's words; one that
 			 * ran past the time limit leaves KEY.slow, so that
@@ -412,7 +428,7 @@ dojo_c_run(dojo_program *prog, dojo_data *data,
 	int *inout = NULL;
 	double *times = MAP_FAILED;
 	int *ntimes;
-	pid_t pid;
+	pid_t pid, self = getpid();
 
 	memset(res, 0, sizeof *res);
 	if (!mkdtemp(dir))
@@ -481,6 +497,7 @@ dojo_c_run(dojo_program *prog, dojo_data *data,
 		void *h;
 		struct rlimit lim;
 
+		dojo_child_die_with_parent(self);
 		if (opt && opt->memory) {
 			/* "memory" more than the child holds already (a
 			 * sanitizer's shadow is large) */

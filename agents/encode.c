@@ -325,11 +325,12 @@ builtin(float *v, dojo_program *prog)
 static int
 external(dojo_encoder *enc, dojo_program *prog, const char *id, float **out)
 {
-	char path[] = "/tmp/perfdojo-encode.XXXXXX", *text, *cmd, *p, *end;
+	char path[] = "/tmp/perfdojo-encode.XXXXXX", *text, *p, *end;
 	char *buf = NULL;
 	size_t cap = 0, len = 0, n;
 	float *v = NULL;
-	int fd, status, count = 0, vcap = 0, rc = -1;
+	int fd, pipefd[2], status, count = 0, vcap = 0, rc = -1;
+	pid_t pid;
 	FILE *f;
 
 	text = dojo_program_print(prog, false);
@@ -341,22 +342,44 @@ external(dojo_encoder *enc, dojo_program *prog, const char *id, float **out)
 		return dojo_error_set("%s: %s", path, strerror(errno));
 	}
 	n = strlen(text);
-	if (write(fd, text, n) != (ssize_t)n) {
+	unlink(path);
+	if (write(fd, text, n) != (ssize_t)n || lseek(fd, 0, SEEK_SET) < 0) {
 		close(fd);
-		unlink(path);
 		free(text);
 		return dojo_error_set("%s: %s", path, strerror(errno));
 	}
-	close(fd);
 	free(text);
-	if (asprintf(&cmd, "(%s) < %s", enc->cmd, path) < 0) {
-		unlink(path);
-		return dojo_error_set("out of memory");
+	/* the command under sh -c, the text on its standard input: the
+	 * shell reads only what the user wrote, no name of ours */
+	fflush(NULL);
+	if (pipe(pipefd) < 0) {
+		dojo_error_set("encoder '%s': %s", enc->cmd, strerror(errno));
+		close(fd);
+		return -1;
 	}
-	f = popen(cmd, "r");
-	free(cmd);
+	pid = fork();
+	if (pid < 0) {
+		dojo_error_set("encoder '%s': %s", enc->cmd, strerror(errno));
+		close(fd);
+		close(pipefd[0]);
+		close(pipefd[1]);
+		return -1;
+	}
+	if (pid == 0) {
+		dup2(fd, 0);
+		dup2(pipefd[1], 1);
+		close(fd);
+		close(pipefd[0]);
+		close(pipefd[1]);
+		execl("/bin/sh", "sh", "-c", enc->cmd, (char *)NULL);
+		_exit(127);
+	}
+	close(fd);
+	close(pipefd[1]);
+	f = fdopen(pipefd[0], "r");
 	if (!f) {
-		unlink(path);
+		close(pipefd[0]);
+		waitpid(pid, &status, 0);
 		return dojo_error_set("encoder '%s': %s", enc->cmd,
 		    strerror(errno));
 	}
@@ -373,8 +396,12 @@ external(dojo_encoder *enc, dojo_program *prog, const char *id, float **out)
 			break;
 		len += n;
 	}
-	status = pclose(f);
-	unlink(path);
+	fclose(f);
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR) {
+			status = -1;
+			break;
+		}
 	if (!buf) {
 		dojo_error_set("out of memory");
 		goto out;

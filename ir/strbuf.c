@@ -4,6 +4,7 @@
 
 #include <math.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -119,8 +120,11 @@ tidy_exponent(char *s)
 		memmove(d, d + 1, strlen(d));
 }
 
-void
-dojo_format_number(char out[32], double v)
+/* The shortest of "%.1g" to "%.<max>g" of "v" that "same" says reads
+ * back as "v", a whole number in full when that is no longer. */
+static void
+format_shortest(char out[32], double v, int max,
+    bool (*same)(const char *, double))
 {
 	char plain[32];
 	int p;
@@ -129,9 +133,9 @@ dojo_format_number(char out[32], double v)
 		strcpy(out, v < 0 ? "-inf" : "inf");
 		return;
 	}
-	for (p = 1; p <= 17; p++) {
+	for (p = 1; p <= max; p++) {
 		snprintf(out, 32, "%.*g", p, v);
-		if (strtod(out, NULL) == v)
+		if (same(out, v))
 			break;
 	}
 	tidy_exponent(out);
@@ -141,4 +145,55 @@ dojo_format_number(char out[32], double v)
 		if (strlen(plain) <= strlen(out))
 			strcpy(out, plain);
 	}
+}
+
+static bool
+same_double(const char *s, double v)
+{
+	return strtod(s, NULL) == v;
+}
+
+static bool
+same_float(const char *s, double v)
+{
+	return strtof(s, NULL) == (float)v;
+}
+
+void
+dojo_format_number(char out[32], double v)
+{
+	format_shortest(out, v, 17, same_double);
+}
+
+void
+dojo_format_float(char out[32], float v)
+{
+	format_shortest(out, v, 9, same_float);
+}
+
+char **
+dojo_split_words(const char *text, int *n)
+{
+	static const char blanks[] = " \t\n";
+	size_t len = strlen(text), k = 0;
+	char **words, *q;
+
+	/* at most one word every two bytes, and the NULL */
+	words = malloc((len / 2 + 2) * sizeof *words + len + 1);
+	if (!words)
+		return NULL;
+	q = memcpy(words + len / 2 + 2, text, len + 1);
+	for (;;) {
+		q += strspn(q, blanks);
+		if (!*q)
+			break;
+		words[k++] = q;
+		q += strcspn(q, blanks);
+		if (*q)
+			*q++ = '\0';
+	}
+	words[k] = NULL;
+	if (n)
+		*n = (int)k;
+	return words;
 }

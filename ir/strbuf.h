@@ -23,5 +23,13 @@ void dojo_strbuf_pad(struct dojo_strbuf *sb, char c, size_t n);
 char *dojo_strbuf_detach(struct dojo_strbuf *sb);
 /* The shortest decimal text that reads back as "v". */
 void dojo_format_number(char out[32], double v);
+/* The shortest decimal text that strtof reads back as "v": with an 'f'
+ * after it, a C literal of exactly "v" (a compiler rounds a float
+ * literal's decimal straight to float, not through double). */
+void dojo_format_float(char out[32], float v);
+/* The words of "text" split on blanks (spaces, tabs, newlines), with no
+ * quoting and no expansion: an argv, NULL-terminated, "*n" words when
+ * "n"; one allocation that free() releases, NULL when out of memory. */
+char **dojo_split_words(const char *text, int *n);
 
 #endif

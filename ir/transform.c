@@ -7,6 +7,7 @@
 #include "strbuf.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -1591,7 +1592,8 @@ fold_check(dojo_moves *mv, const struct dojo_action *a)
 {
 	const struct dojo_buffer *b;
 	char why[DOJO_ERROR_MAX];
-	int bi, d = (int)a->num[0], r;
+	int64_t d = a->num[0];
+	int bi, r;
 
 	if (need_buffer(a, mv, a->name, &bi) < 0)
 		return -1;
@@ -1601,15 +1603,17 @@ fold_check(dojo_moves *mv, const struct dojo_action *a)
 	if (!backs_one_array(mv->prog, bi))
 		return refuse(a, "'%s' backs several arrays", b->name);
 	if (d < 0 || d >= b->ndim)
-		return refuse(a, "'%s' has no dimension %d", b->name, d);
+		return refuse(a, "'%s' has no dimension %lld", b->name,
+		    (long long)d);
 	if (b->fold[d])
-		return refuse(a, "dimension %d is folded already", d);
+		return refuse(a, "dimension %lld is folded already",
+		    (long long)d);
 	if (a->num[1] < 1 || a->num[1] >= b->ext[d])
 		return refuse(a, "the slots must be between 1 and %lld",
 		    (long long)b->ext[d] - 1);
 	if (!deps_of(mv))
 		return -1;
-	r = dojo_deps_fold_conflict(mv->deps, bi, d, a->num[1], why,
+	r = dojo_deps_fold_conflict(mv->deps, bi, (int)d, a->num[1], why,
 	    sizeof why);
 	if (r < 0)
 		return -1;
@@ -2662,6 +2666,7 @@ dojo_action_parse(struct dojo_action *out, const char *text)
 	char word[256];
 	size_t len;
 	char *end;
+	long v;
 	int i;
 
 	memset(out, 0, sizeof *out);
@@ -2718,8 +2723,14 @@ dojo_action_parse(struct dojo_action *out, const char *text)
 					return dojo_error_set("%s: malformed order "
 					    "'%s' (dimensions like 1,0)",
 					    out->move->name, word);
-				out->perm[out->nperm++] = (int)strtol(w, &end,
-				    10);
+				errno = 0;
+				v = strtol(w, &end, 10);
+				if (errno || v > INT_MAX)
+					return dojo_error_set("%s: dimension "
+					    "'%.*s' of order '%s' is out of "
+					    "range", out->move->name,
+					    (int)strcspn(w, ","), w, word);
+				out->perm[out->nperm++] = (int)v;
 				if (!*end)
 					break;
 				if (*end != ',')

@@ -446,7 +446,22 @@ const struct dojo_command dojo_command_tune = {
 
 /* perfdojo train */
 
-/* Draw the curve of "csv" into "png" with gnuplot. */
+/* "s" as the text of a single-quoted string of gnuplot's (a quote
+ * doubled), on "g". */
+static void
+gnuplot_quote(FILE *g, const char *s)
+{
+	fputc('\'', g);
+	for (; *s; s++) {
+		if (*s == '\'')
+			fputc('\'', g);
+		fputc(*s, g);
+	}
+	fputc('\'', g);
+}
+
+/* Draw the curve of "csv" into "png" with gnuplot; the names are only
+ * data to it, whatever they hold. */
 static int
 plot(const char *csv, const char *png)
 {
@@ -459,12 +474,13 @@ plot(const char *csv, const char *png)
 	g = popen("gnuplot", "w");
 	if (!g)
 		return dojo_error_set("gnuplot: %s", strerror(errno));
-	fprintf(g, "set terminal png size 800,500\nset output '%s'\n"
-	    "set datafile separator ','\nset key top left\n"
-	    "set xlabel 'episode'\nset ylabel 'speedup'\n"
-	    "plot '%s' using 1:6 every ::1 with lines title 'episode best', "
-	    "'' using 1:7 every ::1 with lines title 'best so far'\n",
-	    png, csv);
+	fputs("set terminal png size 800,500\nset output ", g);
+	gnuplot_quote(g, png);
+	fputs("\nset datafile separator ','\nset key top left\n"
+	    "set xlabel 'episode'\nset ylabel 'speedup'\nplot ", g);
+	gnuplot_quote(g, csv);
+	fputs(" using 1:6 every ::1 with lines title 'episode best', "
+	    "'' using 1:7 every ::1 with lines title 'best so far'\n", g);
 	if (pclose(g) != 0)
 		return dojo_error_set("gnuplot failed drawing %s", png);
 	return 0;

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -105,8 +106,39 @@ print_usage(FILE *out)
 	fprintf(out, "\n'perfdojo COMMAND --help' describes one command.\n");
 }
 
-int
-main(int argc, char **argv)
+/* Flush and close stdout, so that a write that failed (a full disk, a
+ * closed pipe) is seen whatever the command printed; "status" is the
+ * command's exit status, which a failed write turns into an error (the
+ * message is left to a command that failed already). */
+static int
+close_stdout(int status)
+{
+	bool failed;
+	int err;
+
+	errno = 0;
+	failed = fflush(stdout) != 0 || ferror(stdout);
+	err = errno;
+	/* a closed stdout that nothing was written to is no error */
+	if (fclose(stdout) != 0 && errno != EBADF && !failed) {
+		failed = true;
+		err = errno;
+	}
+	if (!failed)
+		return status;
+	if (status == 0) {
+		if (err)
+			fprintf(stderr, "perfdojo: write error: %s\n",
+			    strerror(err));
+		else
+			fprintf(stderr, "perfdojo: write error\n");
+	}
+	return status ? status : DOJO_EXIT_ERROR;
+}
+
+/* The exit status of "argv" as a command line. */
+static int
+run(int argc, char **argv)
 {
 	size_t i;
 
@@ -136,4 +168,10 @@ main(int argc, char **argv)
 	fprintf(stderr, "perfdojo: unknown command '%s' (see perfdojo "
 	    "--help)\n", argv[1]);
 	return DOJO_EXIT_USAGE;
+}
+
+int
+main(int argc, char **argv)
+{
+	return close_stdout(run(argc, argv));
 }

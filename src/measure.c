@@ -3,16 +3,20 @@
 #include "measure.h"
 #include "ir/data.h"
 #include "ir/interp.h"
+#include "ir/strbuf.h"
 #include "targets/c.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 void
 dojo_measure_options_init(struct dojo_measure_options *opt)
@@ -27,18 +31,61 @@ dojo_measure_options_init(struct dojo_measure_options *opt)
 	opt->run.budget = 2.0;
 }
 
-/* The first line of "cmd"'s output into "out". */
+/* The first line that the compiler "cc" (split on blanks, no shell)
+ * prints for --version into "out"; empty when it prints none. */
 static void
-first_line(char *out, size_t len, const char *cmd)
+compiler_version(char *out, size_t len, const char *cc)
 {
-	FILE *p = popen(cmd, "r");
+	char **words, **argv = NULL, *nl, version[] = "--version";
+	int n = 0, fd[2] = { -1, -1 }, null, st, i;
+	size_t got = 0;
+	ssize_t k;
+	pid_t pid;
 
 	out[0] = '\0';
-	if (!p)
-		return;
-	if (fgets(out, (int)len, p))
-		out[strcspn(out, "\n")] = '\0';
-	pclose(p);
+	words = dojo_split_words(cc, &n);
+	if (words && n > 0)
+		argv = malloc((n + 2) * sizeof *argv);
+	if (!argv || pipe(fd) < 0)
+		goto out_free;
+	for (i = 0; i < n; i++)
+		argv[i] = words[i];
+	argv[n] = version;
+	argv[n + 1] = NULL;
+	pid = fork();
+	if (pid == 0) {
+		null = open("/dev/null", O_RDWR);
+		dup2(null, 0);
+		dup2(null, 2);
+		dup2(fd[1], 1);
+		close(fd[0]);
+		close(fd[1]);
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	close(fd[1]);
+	fd[1] = -1;
+	if (pid < 0)
+		goto out_free;
+	while (got < len - 1 && (k = read(fd[0], out + got, len - 1 - got)) != 0)
+		if (k > 0)
+			got += k;
+		else if (errno != EINTR)
+			break;
+	out[got] = '\0';
+	if ((nl = strchr(out, '\n')))
+		*nl = '\0';
+	close(fd[0]);
+	fd[0] = -1;
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+out_free:
+	if (fd[0] >= 0)
+		close(fd[0]);
+	if (fd[1] >= 0)
+		close(fd[1]);
+	free(argv);
+	free(words);
 }
 
 /* What makes a time comparable: target and its code generator, CPU,
@@ -46,7 +93,7 @@ first_line(char *out, size_t len, const char *cmd)
 static void
 fingerprint(char out[41], const struct dojo_measure_options *opt)
 {
-	char cpu[512] = "", cc[256], cmd[512], text[1400], line[512];
+	char cpu[512] = "", cc[256], text[1400], line[512];
 	const char *compiler = opt->run.cc ? opt->run.cc : getenv("CC");
 	FILE *f = fopen("/proc/cpuinfo", "r");
 
@@ -61,8 +108,7 @@ fingerprint(char out[41], const struct dojo_measure_options *opt)
 		fclose(f);
 	if (!compiler || !*compiler)
 		compiler = "cc";
-	snprintf(cmd, sizeof cmd, "%s --version 2>/dev/null", compiler);
-	first_line(cc, sizeof cc, cmd);
+	compiler_version(cc, sizeof cc, compiler);
 	snprintf(text, sizeof text, "target c\ncodegen %d\ncpu %s\ncc %s\n"
 	    "flags %s\nthreads %s\n", DOJO_C_CODEGEN, cpu, cc,
 	    opt->run.cflags ? opt->run.cflags :

@@ -209,6 +209,36 @@ message_action(const char *msg, bool root)
 	return strndup(msg, n);
 }
 
+/* Whether the entry "te" of program.dojo in the tree of "commit" is a
+ * file (a blob); 0, or -1 with the last error naming what it is. */
+static int
+check_program_entry(dojo_session *s, const git_oid *commit,
+    const git_tree_entry *te)
+{
+	const char *what;
+
+	switch (git_tree_entry_filemode(te)) {
+	case GIT_FILEMODE_BLOB:
+	case GIT_FILEMODE_BLOB_EXECUTABLE:
+		return 0;
+	case GIT_FILEMODE_TREE:
+		what = "a directory";
+		break;
+	case GIT_FILEMODE_LINK:
+		what = "a symbolic link";
+		break;
+	case GIT_FILEMODE_COMMIT:
+		what = "a submodule";
+		break;
+	default:
+		what = "not a file";
+		break;
+	}
+	return dojo_error_set("%s: commit %.7s has %s at " PROGRAM_FILE
+	    ", not a file: not a perfdojo session", s->dir,
+	    git_oid_tostr_s(commit), what);
+}
+
 /* Add "c" (whose parent is indexed already) to the index. */
 static int
 index_commit(dojo_session *s, git_commit *c)
@@ -239,6 +269,10 @@ index_commit(dojo_session *s, git_commit *c)
 		return dojo_error_set("%s: commit %.7s has no " PROGRAM_FILE
 		    ": not a perfdojo session", s->dir,
 		    git_oid_tostr_s(git_commit_id(c)));
+	}
+	if (check_program_entry(s, git_commit_id(c), te) < 0) {
+		git_tree_free(tree);
+		return -1;
 	}
 	e = &s->commits[s->ncommits];
 	memset(e, 0, sizeof *e);
@@ -410,6 +444,8 @@ read_program(dojo_session *s, const git_oid *commit)
 		    "a perfdojo session", s->dir, git_oid_tostr_s(commit));
 		goto out;
 	}
+	if (check_program_entry(s, commit, te) < 0)
+		goto out;
 	if (git_blob_lookup(&blob, s->repo, git_tree_entry_id(te)) < 0) {
 		git_fail(s->dir);
 		goto out;
@@ -1260,6 +1296,50 @@ out:
 	return rc;
 }
 
+/* Whether "name" reads, on a command line of git's or ours, as a
+ * revision of git's own: @, FETCH_HEAD, ORIG_HEAD and the like. */
+static bool
+special_ref_name(const char *name)
+{
+	size_t n = strlen(name);
+
+	if (strcmp(name, "@") == 0)
+		return true;
+	if (n < 6 || strcmp(name + n - 5, "_HEAD") != 0)
+		return false;
+	return strspn(name, "ABCDEFGHIJKLMNOPQRSTUVWXYZ_") == n;
+}
+
+/* 0 when "name" may be a new branch: a name git takes for a branch that
+ * no command line reads as something else (a revision, an option, a
+ * full reference, a commit's prefix); -1 with the last error saying why
+ * not. */
+static int
+check_branch_name(const char *name)
+{
+	const char *why = NULL;
+	int valid = 0;
+
+	if (!*name || strlen(name) > 48 ||
+	    git_branch_name_is_valid(&valid, name) < 0 || !valid)
+		why = name[0] == '-' ? "it would read as an option" :
+		    strcmp(name, "HEAD") == 0 ? "it is git's name for the "
+		    "current commit" : "";
+	else if (special_ref_name(name))
+		why = "it is a revision of git's own";
+	else if (strncmp(name, "refs/", 5) == 0)
+		why = "it would read as a full reference name";
+	else if (strlen(name) >= 4 &&
+	    strspn(name, "0123456789abcdef") == strlen(name))
+		why = "it would read as a commit's id";
+	else if (strncmp(name, "best/", 5) == 0)
+		why = "best/ holds the tags of the best states";
+	if (!why)
+		return 0;
+	return dojo_error_set("'%s' is not a valid branch name%s%s%s", name,
+	    *why ? " (" : "", why, *why ? ")" : "");
+}
+
 /* Point branch "name" at the current commit and make it current: a new
  * branch, or with "move" any branch, moved. */
 static int
@@ -1270,11 +1350,9 @@ branch_write(dojo_session *s, const char *name, bool move)
 	char full[128];
 	int rc = -1;
 
-	if (!*name || strlen(name) > 48 ||
-	    snprintf(full, sizeof full, "refs/heads/%s", name) < 0 ||
-	    !git_reference_is_valid_name(full) ||
-	    strncmp(name, "best/", 5) == 0)
-		return dojo_error_set("'%s' is not a valid branch name", name);
+	if (check_branch_name(name) < 0)
+		return -1;
+	snprintf(full, sizeof full, "refs/heads/%s", name);
 	if (session_lock(s) < 0)
 		return -1;
 	if (session_refresh(s) < 0)

@@ -145,11 +145,18 @@ emit_expr(struct emit *e, const dojo_expr *x, enum dojo_dtype t)
 			else
 				dojo_strbuf_printf(e->sb, "((int64_t)%" PRId64
 				    ")", iv);
-		} else if (isinf(v)) {
+		} else if (isinf(k == 0 ? (float)v : v)) {
 			dojo_strbuf_puts(e->sb, v < 0 ? "(-INFINITY)" :
 			    "INFINITY");
 		} else {
-			dojo_format_number(num, v);
+			/* an f32 literal is the float the interpreter rounds
+			 * the double to, not the double's decimal, which a
+			 * compiler rounds straight to a float (another one,
+			 * at a tie of the double) */
+			if (k == 0)
+				dojo_format_float(num, (float)v);
+			else
+				dojo_format_number(num, v);
 			dojo_strbuf_printf(e->sb, "%s%s%s", num,
 			    strpbrk(num, ".e") ? "" : ".0", k == 0 ? "f" : "");
 		}

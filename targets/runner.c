@@ -16,6 +16,9 @@
 #include <time.h>
 #include <string.h>
 #include <sys/mman.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -96,6 +99,17 @@ dojo_outcome_name(enum dojo_outcome o)
 	return names[o];
 }
 
+void
+dojo_child_die_with_parent(pid_t parent)
+{
+#ifdef __linux__
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+#endif
+	/* the parent died before the line above: no signal will come */
+	if (getppid() != parent)
+		_exit(127);
+}
+
 static int
 write_file(const char *path, const char *text)
 {
@@ -125,22 +139,79 @@ compile_limit(const struct dojo_run_options *opt)
 	return opt && opt->timeout > 0 ? opt->timeout + 0.499 : 0;
 }
 
-/* The shell command that compiles "src" into "so", its complaints into
- * "err"; the run's time limit bounds the compiler too (a kernel unrolled
- * into megabytes of C can keep it busy for many minutes). */
-static void
-compile_command(char *out, size_t len, const char *src, const char *so,
-    const char *err, const struct dojo_run_options *opt)
+/* Run the compiler on "src" into "so", its complaints into the file
+ * "err", and wait for it; the run's time limit bounds it too (a kernel
+ * unrolled into megabytes of C can keep it busy for many minutes).  No
+ * shell: $CC and the flags are split on blanks into words, with no
+ * quoting.  0 with the compiler's wait status in "status", or -1 with
+ * the last error set (no compiler started). */
+static int
+run_compiler(int *status, const char *src, const char *so, const char *err,
+    const struct dojo_run_options *opt)
 {
-	const char *cc, *flags;
-	char limit[64] = "";
+	const char *cc, *flags, **argv = NULL;
+	char **ccw, **fw, limit[32];
+	int ncc = 0, nf = 0, n = 0, i, fd, rc = -1;
+	pid_t pid, self = getpid();
 
 	compiler(&cc, &flags, opt);
-	if (compile_limit(opt) > 0)
-		snprintf(limit, sizeof limit, "timeout -k 2 %.0f ",
-		    compile_limit(opt));
-	snprintf(out, len, "%s%s %s -fPIC -shared -o '%s' '%s' -lm 2> '%s'",
-	    limit, cc, flags, so, src, err);
+	ccw = dojo_split_words(cc, &ncc);
+	fw = dojo_split_words(flags, &nf);
+	if (ccw)
+		argv = malloc((ncc + nf + 12) * sizeof *argv);
+	if (!ccw || !fw || !argv) {
+		dojo_error_set("out of memory");
+		goto out_free;
+	}
+	if (compile_limit(opt) > 0) {
+		snprintf(limit, sizeof limit, "%.0f", compile_limit(opt));
+		argv[n++] = "timeout";
+		argv[n++] = "-k";
+		argv[n++] = "2";
+		argv[n++] = limit;
+	}
+	if (ncc == 0)
+		argv[n++] = "cc";
+	for (i = 0; i < ncc; i++)
+		argv[n++] = ccw[i];
+	for (i = 0; i < nf; i++)
+		argv[n++] = fw[i];
+	argv[n++] = "-fPIC";
+	argv[n++] = "-shared";
+	argv[n++] = "-o";
+	argv[n++] = so;
+	argv[n++] = src;
+	argv[n++] = "-lm";
+	argv[n] = NULL;
+	pid = fork();
+	if (pid < 0) {
+		dojo_error_set("fork: %s", strerror(errno));
+		goto out_free;
+	}
+	if (pid == 0) {
+		dojo_child_die_with_parent(self);
+		fd = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+		if (fd >= 0 && fd != 2) {
+			dup2(fd, 2);
+			close(fd);
+		}
+		execvp(argv[0], (char *const *)argv);
+		/* the words the message reader looks for */
+		dprintf(2, "%s: %s\n", argv[0], errno == ENOENT ? "not found" :
+		    strerror(errno));
+		_exit(127);
+	}
+	while (waitpid(pid, status, 0) < 0)
+		if (errno != EINTR) {
+			dojo_error_set("waitpid: %s", strerror(errno));
+			goto out_free;
+		}
+	rc = 0;
+out_free:
+	free(argv);
+	free(ccw);
+	free(fw);
+	return rc;
 }
 
 /* Whether the status "st" of a compile command says that the time limit
@@ -216,10 +287,10 @@ dojo_c_prepare(dojo_program *const *progs, int n, int jobs,
     const struct dojo_run_options *opt)
 {
 	const char *tmpdir = getenv("TMPDIR");
-	char key[41], src[512], so[512], tmp[520], err[512], cmd[4096];
+	char key[41], src[512], so[512], tmp[520], err[512];
 	struct dojo_strbuf sb;
 	int i, running = 0, st;
-	pid_t pid;
+	pid_t pid, self = getpid();
 
 	if (jobs < 2 || n < 2)
 		return 0;
@@ -256,14 +327,15 @@ dojo_c_prepare(dojo_program *const *progs, int n, int jobs,
 			running--;
 		snprintf(tmp, sizeof tmp, "%s.tmp", so);
 		prepared_path(err, sizeof err, key, "err");
-		compile_command(cmd, sizeof cmd, src, tmp, err, opt);
 		pid = fork();
 		if (pid == 0) {
+			dojo_child_die_with_parent(self);
 			/* a failed compile leaves nothing: the run compiles
 			 * again and reports the compiler's words; one that
 			 * ran past the time limit leaves KEY.slow, so that
 			 * the run does not wait for it twice */
-			st = system(cmd);
+			if (run_compiler(&st, src, tmp, err, opt) < 0)
+				_exit(1);
 			if (compile_timed_out(st, opt)) {
 				prepared_path(tmp, sizeof tmp, key, "slow");
 				close(open(tmp, O_WRONLY | O_CREAT, 0600));
@@ -297,14 +369,15 @@ take_prepared(const char *source, const char *so,
 	return rename(path, so) == 0;
 }
 
-/* Compile "dir"/k.c into "dir"/k.so; the compiler's first line of
- * complaint into "res" when it fails. */
+/* Compile "dir"/k.c into "dir"/k.so: 0, or 1 with the compiler's first
+ * line of complaint in "res" when it fails, or -1 with the last error
+ * set when no compiler ran. */
 static int
 compile(const char *dir, const struct dojo_run_options *opt,
     struct dojo_run_result *res)
 {
 	const char *cc, *flags;
-	char cmd[4096], line[400], path[1024], src[1024], so[1024];
+	char line[400], path[1024], src[1024], so[1024];
 	FILE *f;
 	int st;
 
@@ -312,8 +385,8 @@ compile(const char *dir, const struct dojo_run_options *opt,
 	snprintf(src, sizeof src, "%s/k.c", dir);
 	snprintf(so, sizeof so, "%s/k.so", dir);
 	snprintf(path, sizeof path, "%s/cc.err", dir);
-	compile_command(cmd, sizeof cmd, src, so, path, opt);
-	st = system(cmd);
+	if (run_compiler(&st, src, so, path, opt) < 0)
+		return -1;
 	if (st == 0)
 		return 0;
 	if (compile_timed_out(st, opt)) {
@@ -325,7 +398,9 @@ compile(const char *dir, const struct dojo_run_options *opt,
 	    cc, WIFEXITED(st) ? WEXITSTATUS(st) : -1);
 	f = fopen(path, "r");
 	while (f && fgets(line, sizeof line, f)) {
-		if (!strstr(line, "error") && !strstr(line, "not found"))
+		/* the compiler's, or timeout's when it found no compiler */
+		if (!strstr(line, "error") && !strstr(line, "not found") &&
+		    !strstr(line, "failed to run"))
 			continue;
 		line[strcspn(line, "\n")] = '\0';
 		/* the compiler's line, named once */
@@ -353,7 +428,7 @@ dojo_c_run(dojo_program *prog, dojo_data *data,
 	int *inout = NULL;
 	double *times = MAP_FAILED;
 	int *ntimes;
-	pid_t pid;
+	pid_t pid, self = getpid();
 
 	memset(res, 0, sizeof *res);
 	if (!mkdtemp(dir))
@@ -371,8 +446,9 @@ dojo_c_run(dojo_program *prog, dojo_data *data,
 		rc = 0;
 		goto out_clean;
 	default:
-		if (compile(dir, opt, res) != 0) {
-			rc = 0;
+		st = compile(dir, opt, res);
+		if (st != 0) {
+			rc = st > 0 ? 0 : -1;
 			goto out_clean;
 		}
 	}
@@ -421,6 +497,7 @@ dojo_c_run(dojo_program *prog, dojo_data *data,
 		void *h;
 		struct rlimit lim;
 
+		dojo_child_die_with_parent(self);
 		if (opt && opt->memory) {
 			/* "memory" more than the child holds already (a
 			 * sanitizer's shadow is large) */

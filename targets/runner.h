@@ -3,6 +3,7 @@
 #define DOJO_RUNNER_H
 
 #include <stdbool.h>
+#include <sys/types.h>
 
 #include "ir/data.h"
 #include "ir/program.h"
@@ -49,6 +50,11 @@ void dojo_median_ci(const double *t, int n, double *median, double *lo,
     double *hi);
 
 const char *dojo_outcome_name(enum dojo_outcome o);
+
+/* In a child just forked from the process "parent" (its getpid() before
+ * the fork): die by SIGKILL when the parent dies (Linux's
+ * PR_SET_PDEATHSIG, kept across exec), at once when it died already. */
+void dojo_child_die_with_parent(pid_t parent);
 
 /* Compile "prog" with the C target and run it, in a child process, on the
  * kernel arguments of "data"; the out and inout buffers come back into

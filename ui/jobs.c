@@ -4,6 +4,7 @@
 #include "config.h"
 #include "explore.h"
 #include "ir/error.h"
+#include "targets/runner.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -26,7 +27,7 @@ ex_job_start(struct explorer *ex, struct ex_job *j, const char *what,
 	int fd, pipefd[2], i;
 	sigset_t term, old_mask;
 	ssize_t n;
-	pid_t pid;
+	pid_t pid, self = getpid();
 
 	if (j->pid > 0)
 		return dojo_error_set("%s is running", j->what);
@@ -73,10 +74,13 @@ ex_job_start(struct explorer *ex, struct ex_job *j, const char *what,
 		return dojo_error_set("%s: %s", what, strerror(errno));
 	}
 	if (pid == 0) {
-		int null = open("/dev/null", O_RDONLY);
+		int null;
 
 		/* away from the terminal's signals (C-c for Scheme), and
-		 * stopped or stopped for good as a group */
+		 * stopped or stopped for good as a group; gone with the
+		 * explorer, however it ends (kill -9 included) */
+		dojo_child_die_with_parent(self);
+		null = open("/dev/null", O_RDONLY);
 		setpgid(0, 0);
 		dup2(null, 0);
 		dup2(pipefd[1], 1);

@@ -51,6 +51,15 @@ for a in greedy beam; do
 done
 git -C "$tmp/s" rev-parse -q --verify refs/tags/best/c > /dev/null
 ok $? "the tag best/c is set"
+# a TMPDIR whose name is shell syntax is only a name: the compilers run
+# with no shell (the payloads would touch files in the current folder)
+mkdir -p "$tmp/w/q'\$(touch pwned)'\`touch pwned2\`\"x"
+(cd "$tmp/w" && TMPDIR=$(echo "$tmp"/w/q*) "$PERFDOJO" tune "$k" \
+    --agent greedy --budget 3 --jobs 2 --session "$tmp/sq" > /dev/null \
+    2> "$tmp/err")
+ok $? "tune --jobs 2 with quotes and \$(...) in TMPDIR runs"
+[ ! -e "$tmp/w/pwned" ] && [ ! -e "$tmp/w/pwned2" ]
+ok $? "and runs nothing from its name"
 
 # --live: the branch follows each new best; the paths it leaves stay in
 # its reflog, so nothing of the session dangles
@@ -127,6 +136,10 @@ if command -v gnuplot > /dev/null 2>&1; then
 	    --model "$tmp/q2.model" --plot "$tmp/c.png" > /dev/null 2>&1
 	[ -s "$tmp/c.png" ]
 	ok $? "train --plot draws the curve"
+	"$PERFDOJO" train --agent maxq "$k" --episodes 2 --depth 1 \
+	    --model "$tmp/q3.model" --plot "$tmp/it's.png" > /dev/null 2>&1
+	[ -s "$tmp/it's.png" ]
+	ok $? "train --plot to a name with a quote"
 else
 	"$PERFDOJO" train --agent maxq "$k" --episodes 2 --depth 1 \
 	    --model "$tmp/q2.model" --plot "$tmp/c.png" > /dev/null \

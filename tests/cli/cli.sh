@@ -110,4 +110,16 @@ ok $? "the spec's matmul is already canonical"
 "$P" show -a "$tmp/mm.dojo" | sed -n 5p > "$tmp/line"
 same "0.0.1.0      |     | 256 | C[{0}, {1}] += A[{0}, {2}] * B[{2}, {1}]" \
     "$(cat "$tmp/line")" "the address gutter names the operation"
+
+# a failed write of stdout (a full disk) is an error, whatever printed it
+if [ -w /dev/full ]; then
+	for c in "show $ex/matmul.dojo" "emit $ex/matmul.dojo" \
+	    "actions $ex/matmul.dojo" "run $ex/softmax.dojo" --version --help \
+	    "help show"; do
+		"$P" $c > /dev/full 2> "$tmp/err"
+		same 1 $? "$c > /dev/full exits 1"
+		same "perfdojo: write error: No space left on device" \
+		    "$(cat "$tmp/err")" "$c > /dev/full says why"
+	done
+fi
 done_testing

@@ -106,6 +106,16 @@ ok $? "checkout HEAD~2 writes the start to stdout"
 same 1 $? "checkout of an unknown revision fails"
 grep -q "unknown revision 'nosuchthing'" "$tmp/err"
 ok $? "and names it"
+if [ -w /dev/full ]; then
+	"$PERFDOJO" log --session "$s" > /dev/full 2> "$tmp/err"
+	same 1 $? "log > /dev/full exits 1"
+	same "perfdojo: write error: No space left on device" \
+	    "$(cat "$tmp/err")" "log > /dev/full says why"
+	"$PERFDOJO" checkout HEAD --session "$s" > /dev/full 2> "$tmp/err"
+	same 1 $? "checkout > /dev/full exits 1"
+	grep -qx "perfdojo: write error: No space left on device" "$tmp/err"
+	ok $? "checkout > /dev/full says why"
+fi
 
 # branch
 "$PERFDOJO" checkout main --session "$s" > /dev/null 2>&1
@@ -120,6 +130,15 @@ same 1 $? "a branch that exists is refused"
 "$PERFDOJO" branch 'bad..name' --session "$s" 2> "$tmp/err"
 grep -q "not a valid branch name" "$tmp/err"
 ok $? "an invalid branch name is refused"
+for n in HEAD -x @ ORIG_HEAD refs/heads/x cafe0123 best/c; do
+	"$PERFDOJO" branch --session "$s" -- "$n" 2> "$tmp/err"
+	same 1 $? "branch '$n' is refused"
+	grep -q "^perfdojo: '$n' is not a valid branch name" "$tmp/err"
+	ok $? "branch '$n': the reason is one line"
+done
+same "" "$(git -C "$s" for-each-ref --format='%(refname)' refs/heads/HEAD \
+    refs/heads/-x 'refs/heads/@' refs/heads/refs)" \
+    "and no such branch is made"
 "$PERFDOJO" checkout try --session "$s" -o "$tmp/t.dojo" 2> /dev/null
 "$PERFDOJO" apply "$tmp/t.dojo" 'split 0.0.0 2' --session "$s" > /dev/null \
     2> "$tmp/err"
@@ -208,6 +227,27 @@ done
 "$PERFDOJO" log --session "$tmp/corrupt" 2> "$tmp/err"
 same 1 $? "a corrupt session is an error"
 same 1 "$(wc -l < "$tmp/err" | tr -d ' ')" "of one line"
+# a HEAD commit whose program.dojo is a directory: a one-line refusal,
+# and the repository as it was
+cp -r "$s" "$tmp/treehead"
+blob=$(echo x | git -C "$tmp/treehead" hash-object -w --stdin)
+sub=$(printf '100644 blob %s\tx\n' "$blob" | git -C "$tmp/treehead" mktree)
+tree=$(printf '040000 tree %s\tprogram.dojo\n' "$sub" |
+    git -C "$tmp/treehead" mktree)
+bad=$(git -C "$tmp/treehead" -c user.name=t -c user.email=t@e commit-tree \
+    "$tree" -p HEAD -m 'not a state')
+git -C "$tmp/treehead" update-ref HEAD "$bad"
+git -C "$tmp/treehead" for-each-ref > "$tmp/refs.before"
+for c in log undo "checkout HEAD"; do
+	"$PERFDOJO" $c --session "$tmp/treehead" > /dev/null 2> "$tmp/err"
+	same 1 $? "$c with a directory at HEAD's program.dojo fails"
+	same "perfdojo: $tmp/treehead: commit ${bad%"${bad#???????}"} has a directory at program.dojo, not a file: not a perfdojo session" \
+	    "$(cat "$tmp/err")" "$c says what is wrong, in one line"
+done
+git -C "$tmp/treehead" for-each-ref | cmp -s - "$tmp/refs.before" &&
+    [ "$(git -C "$tmp/treehead" rev-parse HEAD)" = "$bad" ] &&
+    [ -z "$(find "$tmp/treehead" -name '*.lock' ! -name perfdojo.lock)" ]
+ok $? "and the repository is left as it was"
 "$PERFDOJO" apply "$top_srcdir/examples/softmax.dojo" 'swap 0' \
     --session "$s" 2> "$tmp/err" > /dev/null
 same 1 $? "a kernel that is not a state of the session is refused"

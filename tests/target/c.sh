@@ -94,6 +94,27 @@ ok $rc "emit: a vector loop's invariant reads loaded once, before it"
 cmp -s "$tmp/interp" "$tmp/c"
 ok $? "and the C target agrees with the interpreter"
 
+# f32 literals: the float the interpreter rounds the double to, not the
+# double's decimal (1.0000000596046448 is a tie of two floats as a
+# double, and rounds to 1 through it; straight from its decimal, up)
+cat > "$tmp/lit.dojo" << 'EOF2'
+x f32 [4] heap in
+y f32 [4] heap out
+z f64 [1] heap out
+4 | y[{0}] = x[{0}] * 1.0000000596046448 + 1.0000000596046448
+1 | z[{0}] = 1.0000000596046448
+EOF2
+"$PERFDOJO" run "$tmp/lit.dojo" > "$tmp/interp" 2>&1
+"$PERFDOJO" run --target c "$tmp/lit.dojo" > "$tmp/c" 2>&1
+cmp -s "$tmp/interp" "$tmp/c"
+rc=$?
+ok $rc "an f32 literal between two floats: the C target agrees with the interpreter"
+[ $rc = 0 ] || sed 's/^/# /' "$tmp/interp" "$tmp/c"
+"$PERFDOJO" emit "$tmp/lit.dojo" > "$tmp/lit.c" 2>&1
+grep -q 'b_y\[1 \* i0\] = ((b_x\[1 \* i0\] \* 1.0f) + 1.0f);' "$tmp/lit.c" &&
+    grep -q 'b_z\[1 \* i0\] = 1.0000000596046448;' "$tmp/lit.c"
+ok $? "emit: an f32 literal as its float, an f64 one as its double"
+
 # outcomes
 m=$top_srcdir/tests/ref/matmul.dojo
 PERFDOJO_FAULT=crash "$PERFDOJO" run --target c "$m" 2> "$tmp/err"
@@ -106,4 +127,24 @@ same "perfdojo: $m: timeout: the time limit ran out" "$(cat "$tmp/err")" \
 CC=false "$PERFDOJO" run --target c "$m" 2> "$tmp/err"
 same "perfdojo: $m: compile error: false failed (status 1)" \
     "$(cat "$tmp/err")" "a failing compiler is a compile error outcome"
+
+# $CC is split on blanks into a command and its arguments, with no shell
+CC="env cc" "$PERFDOJO" run --target c "$m" > "$tmp/c" 2>&1 &&
+    "$PERFDOJO" run "$m" | cmp -s - "$tmp/c"
+ok $? "a CC of two words runs the first with the second"
+mkdir "$tmp/w"
+(cd "$tmp/w" && CC='cc; touch cc-ran; cc' "$PERFDOJO" run --target c "$m" \
+    > /dev/null 2> "$tmp/err")
+grep -q "^perfdojo: $m: compile error: cc; touch cc-ran; cc: timeout: failed to run command .*cc;.*: No such file or directory$" \
+    "$tmp/err"
+ok $? "a CC with a ';' is words, not a shell command: 'cc;' is not found"
+(cd "$tmp/w" && CC='cc; touch cc-ran; cc' PERFDOJO_DB=$tmp/m.db \
+    "$PERFDOJO" measure "$m" > /dev/null 2>&1)
+[ ! -e "$tmp/w/cc-ran" ]
+ok $? "no shell ran CC to compile or to ask its version"
+mkdir -p "$tmp/w/q'\$(touch pwned)'x"
+(cd "$tmp/w" && TMPDIR=$(echo "$tmp"/w/q*) "$PERFDOJO" run --target c "$m" \
+    > "$tmp/c" 2>&1) && "$PERFDOJO" run "$m" | cmp -s - "$tmp/c" &&
+    [ ! -e "$tmp/w/pwned" ]
+ok $? "a run with quotes and \$(...) in TMPDIR works and runs nothing"
 done_testing

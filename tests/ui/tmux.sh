@@ -181,6 +181,36 @@ wait_for "EXPLORER-EXITED 0"
 ok $? "and quits"
 t kill-session -t explore
 
+# kill -9 of the explorer: the measuring child and the kernel it runs
+# (hanging on purpose) go with it; their command lines name the job's
+# file in $tmp/jobs
+cp "$top_srcdir/tests/ref/bias_relu.dojo" "$tmp/relu.dojo"
+mkdir "$tmp/jobs"
+t new-session -d -s explore -x 100 -y 30 \
+    "cd $tmp && echo \$\$ > $tmp/ex.pid && exec env TMPDIR=$tmp/jobs PERFDOJO_FAULT=hang PERFDOJO_DB=$PERFDOJO_DB HOME=$HOME $PERFDOJO explore relu.dojo"
+wait_for "relu.dojo  target c"
+t send-keys -t explore m
+job_procs() {
+	pgrep -f -c "$tmp/jobs/perfdojo-"
+}
+i=0
+while [ $i -lt 200 ] && [ "$(job_procs)" -lt 2 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+same 2 "$(job_procs)" "a measurement runs: the explorer's child and the kernel it runs"
+kill -9 "$(cat "$tmp/ex.pid")"
+i=0
+while [ $i -lt 50 ] && [ "$(job_procs)" -gt 0 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+same 0 "$(job_procs)" "kill -9 of the explorer leaves no measuring process"
+for p in $(pgrep -f "$tmp/jobs/perfdojo-"); do
+	kill -9 "$p"
+done
+t kill-session -t explore 2> /dev/null
+
 # monochrome and NO_COLOR run too (vt100: ncurses-base's terminfo)
 if ! infocmp vt100 > /dev/null 2>&1; then
 	tap_n=$((tap_n + 2))

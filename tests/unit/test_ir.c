@@ -96,6 +96,26 @@ test_numbers(void)
 	}
 }
 
+/* f32 literals of the C target: the shortest text of the float itself */
+static void
+test_format_float(void)
+{
+	static const struct { double v; const char *s; } cases[] = {
+		{ 0, "0" }, { 1, "1" }, { 0.1, "0.1" }, { 1e-5, "1e-5" },
+		{ 1.0000000596046448, "1" }, { 1.0000001, "1.0000001" },
+		{ 3.4028234663852886e38, "3.4028235e38" },
+		{ 1.401298464324817e-45, "1e-45" }, { 16777217, "16777216" },
+	};
+	char out[32];
+	size_t i;
+
+	for (i = 0; i < sizeof cases / sizeof *cases; i++) {
+		dojo_format_float(out, (float)cases[i].v);
+		CHECK_STR(cases[i].s, out);
+		CHECK(strtof(out, NULL) == (float)cases[i].v);
+	}
+}
+
 static void
 test_index_normal_form(void)
 {
@@ -371,6 +391,7 @@ static const struct unit_test tests[] = {
 	{ "sha1 of known texts", test_sha1 },
 	{ "state id is git's blob id", test_state_id },
 	{ "numbers print shortest and read back", test_numbers },
+	{ "floats print shortest and read back as floats", test_format_float },
 	{ "indices print in normal form", test_index_normal_form },
 	{ "expressions keep only the parentheses they need", test_parentheses },
 	{ "cells are padded per depth", test_cells_and_widths },

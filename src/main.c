@@ -36,7 +36,9 @@ static const struct dojo_command *const commands[] = {
 int
 dojo_command_fail(void)
 {
-	fprintf(stderr, "perfdojo: %s\n", dojo_error_last());
+	/* a failure that left no reason is one of memory */
+	fprintf(stderr, "perfdojo: %s\n", *dojo_error_last() ?
+	    dojo_error_last() : "out of memory (no reason was recorded)");
 	return DOJO_EXIT_ERROR;
 }
 

@@ -2,7 +2,7 @@
  *
  * usage: walk_moves [--walks N] [--min-moves N] [--max-moves N] [--seed S]
  *            [--walk-seed S] [--no-c] [--timeout S] [--save DIR]
- *            [--target c|cuda] FILE.dojo...
+ *            [--target c|cuda] [--verbose] FILE.dojo...
  *
  * Each walk takes a kernel (the files in turn) and applies random legal
  * moves to it: a move kind drawn uniformly among those that have a legal
@@ -32,8 +32,8 @@
  * Output is TAP, one line per walk; each failure is followed by the kernel,
  * the seed of the walk (`--walk-seed S FILE` replays it alone) and the
  * actions, as a `perfdojo apply` command line.  With --save DIR the failing
- * state and its actions go to DIR/KERNEL-SEED.dojo and .actions.  The last
- * line sums up.  Exit status 1 when a walk failed, 2 on bad usage. */
+ * state and its actions go to DIR/KERNEL-SEED.dojo and .actions;
+ * --verbose prints the actions of every walk.  The last line sums up.  Exit status 1 when a walk failed, 2 on bad usage. */
 #include "config.h"
 
 #include "ir/data.h"
@@ -76,6 +76,7 @@ struct options {
 	uint64_t walk_seed;
 	bool have_walk_seed;
 	bool c;
+	bool verbose;
 	double timeout;
 	const char *save;
 	const char *target;
@@ -113,7 +114,7 @@ usage(FILE *f)
 	fprintf(f, "usage: walk_moves [--walks N] [--min-moves N] "
 	    "[--max-moves N] [--seed S]\n"
 	    "           [--walk-seed S] [--no-c] [--timeout S] [--save DIR]\n"
-	    "           [--target c|cuda] FILE.dojo...\n");
+	    "           [--target c|cuda] [--verbose] FILE.dojo...\n");
 }
 
 static uint64_t
@@ -557,13 +558,26 @@ walk_fork(struct kernel *k, uint64_t seed, const struct options *o,
 	}
 }
 
+/* The walk's actions as a perfdojo apply command, a TAP comment. */
+static void
+print_actions(struct kernel *k, const struct options *o,
+    struct walk_report *r)
+{
+	int i;
+
+	printf("#   replay: perfdojo apply%s%s %s", strcmp(o->target, "c") ?
+	    " --target " : "", strcmp(o->target, "c") ? o->target : "",
+	    k->path);
+	for (i = 0; i < r->nactions; i++)
+		printf(" '%s'", r->actions[i]);
+	printf("\n");
+}
+
 /* The TAP diagnostics of a failed walk. */
 static void
 print_failure(struct kernel *k, uint64_t seed, const struct options *o,
     struct walk_report *r)
 {
-	int i;
-
 	printf("#   kernel: %s\n", k->path);
 	printf("#   seed: walk_moves --walk-seed 0x%016" PRIx64
 	    " --min-moves %d --max-moves %d%s%s%s %s\n", seed, o->min_moves,
@@ -572,12 +586,7 @@ print_failure(struct kernel *k, uint64_t seed, const struct options *o,
 	    strcmp(o->target, "c") ? o->target : "", k->path);
 	if (r->failure == FAIL_HANG || r->failure == FAIL_CRASH)
 		printf("#   while %s, after %d moves\n", r->phase, r->moves);
-	printf("#   replay: perfdojo apply%s%s %s", strcmp(o->target, "c") ?
-	    " --target " : "", strcmp(o->target, "c") ? o->target : "",
-	    k->path);
-	for (i = 0; i < r->nactions; i++)
-		printf(" '%s'", r->actions[i]);
-	printf("\n");
+	print_actions(k, o, r);
 }
 
 static int
@@ -606,6 +615,10 @@ parse_options(struct options *o, int argc, char **argv, int *first)
 			return *first = i + 1, 0;
 		if (!strcmp(argv[i], "--no-c")) {
 			o->c = false;
+			continue;
+		}
+		if (!strcmp(argv[i], "--verbose") || !strcmp(argv[i], "-v")) {
+			o->verbose = true;
 			continue;
 		}
 		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
@@ -673,7 +686,8 @@ bad:
 int
 main(int argc, char **argv)
 {
-	struct options o = { -1, 10, 20, 1, 0, false, true, 10, NULL, "c" };
+	struct options o = { -1, 10, 20, 1, 0, false, true, false, 10, NULL,
+	    "c" };
 	int counts[FAIL_COUNT] = { 0 }, first, nk, i, w, moves = 0;
 	struct walk_report *r;
 	struct kernel *k;
@@ -717,6 +731,8 @@ main(int argc, char **argv)
 			printf("ok %d - %s: %d moves%s (walk 0x%016" PRIx64 ")\n",
 			    w + 1, kw->path, r->moves, o.c ? ", C agrees" : "",
 			    seed);
+			if (o.verbose)
+				print_actions(kw, &o, r);
 			continue;
 		}
 		printf("not ok %d - %s: %s: %s\n", w + 1, kw->path,

@@ -8,8 +8,9 @@
  * moves to it: a move kind drawn uniformly among those that have a legal
  * action in the state (dojo_moves_list), then one of its actions.  Each
  * action is applied by its text, as `perfdojo apply` does.  After every
- * move the new state must print to a text that reads back (validated) and
- * prints the same, and the interpreter must compute the original kernel's
+ * move its inverse, when it has one, must give the state before back; the
+ * new state must print to a text that reads back (validated) and prints
+ * the same; and the interpreter must compute the original kernel's
  * outputs: bitwise, or within the tolerance of doc/moves.md when an
  * earlier move reassociated a floating-point reduction (integers are
  * always bitwise).  After the walk the final state is compiled and run by
@@ -25,8 +26,9 @@
  *   C compile failure   the C compiler refused the generated code
  *   hang                a step, the compiler or the kernel ran past the limit
  *   refusal             the core refused what it offered: a listed action
- *                       refused when applied, a moved state that does not
- *                       read back, or that the interpreter refuses
+ *                       refused when applied, an inverse refused or not
+ *                       giving the state back, a moved state that does
+ *                       not read back or that the interpreter refuses
  *   crash               the walk's process died (a signal in the core)
  *
  * Output is TAP, one line per walk; each failure is followed by the kernel,
@@ -345,6 +347,39 @@ out:
 	return r;
 }
 
+/* Whether the inverse of "a" (from "p", whose moves are "mv", to "next",
+ * whose moves are "mvn") fails to give "p" back; reported.  A move
+ * without an inverse passes. */
+static bool
+inverse_fails(struct walk *w, dojo_program *p, dojo_moves *mv,
+    dojo_program *next, dojo_moves *mvn, const struct dojo_action *a)
+{
+	struct dojo_action inv;
+	dojo_program *back;
+	bool bad;
+
+	if (dojo_moves_inverse(&inv, mv, a) < 0) {
+		dojo_error_clear();
+		return false;
+	}
+	dojo_action_format(w->actions[w->nactions], ACTION_LEN, &inv);
+	back = dojo_moves_apply(mvn, &inv);
+	bad = !back || !dojo_program_equal(back, p);
+	if (bad) {
+		walk_tell(w, 'a', w->actions[w->nactions++]);
+		if (back)
+			walk_fail(w, FAIL_REFUSAL, back, NULL, "the inverse '%s' "
+			    "does not give the state before '%s' back",
+			    w->actions[w->nactions - 1],
+			    w->actions[w->nactions - 2]);
+		else
+			walk_fail(w, FAIL_REFUSAL, next, NULL, "the inverse "
+			    "is refused: %s", dojo_error_last());
+	}
+	dojo_program_free(back);
+	return bad;
+}
+
 /* One walk, in the child. */
 static void
 walk_run(struct walk *w)
@@ -354,25 +389,22 @@ walk_run(struct walk *w)
 	dojo_program *p = dojo_program_copy(w->k->prog), *next;
 	dojo_data *d = NULL, *dn;
 	struct dojo_action a;
-	dojo_moves *mv;
+	dojo_moves *mv, *mvn;
 	bool tol_interp = false, tol_c = false, reassoc;
 	char why[1024], *text;
 	int len, i;
 
 	len = o->min_moves + (int)(walk_rng(w) %
 	    (uint64_t)(o->max_moves - o->min_moves + 1));
-	for (i = 0; i < len && i < MAX_ACTIONS; i++) {
+	mv = dojo_moves_new(p, o->target);
+	for (i = 0; i < len && i < MAX_ACTIONS - 1; i++) {
 		walk_phase(w, "listing the legal moves", limit);
-		mv = dojo_moves_new(p, o->target);
-		if (!draw_action(w, mv, &a)) {
-			dojo_moves_free(mv);
+		if (!draw_action(w, mv, &a))
 			break;
-		}
 		dojo_action_format(w->actions[w->nactions], ACTION_LEN, &a);
 		walk_tell(w, 'a', w->actions[w->nactions++]);
 		walk_phase(w, "applying the move", limit);
 		reassoc = dojo_moves_reassociates(mv, &a);
-		dojo_moves_free(mv);
 		tol_c |= reassoc;
 		tol_interp |= reassoc && !flag_only(&a);
 		next = dojo_program_apply_text(p, w->actions[w->nactions - 1],
@@ -382,6 +414,15 @@ walk_run(struct walk *w)
 			    "%s", dojo_error_last());
 			goto out;
 		}
+		walk_phase(w, "undoing the move", limit);
+		mvn = dojo_moves_new(next, o->target);
+		if (inverse_fails(w, p, mv, next, mvn, &a)) {
+			dojo_moves_free(mvn);
+			dojo_program_free(next);
+			goto out;
+		}
+		dojo_moves_free(mv);
+		mv = mvn;
 		dojo_program_free(p);
 		p = next;
 		walk_phase(w, "reading the state back", limit);
@@ -419,6 +460,7 @@ walk_run(struct walk *w)
 	}
 out:
 	alarm(0);
+	dojo_moves_free(mv);
 	dojo_data_free(d);
 	dojo_program_free(p);
 }

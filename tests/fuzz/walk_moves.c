@@ -560,9 +560,12 @@ walk_fork(struct kernel *k, uint64_t seed, const struct options *o,
 		w.k = k;
 		w.seed = w.rng = seed;
 		w.report = fdopen(fd[1], "w");
-		if (w.report)
-			walk_run(&w);
-		_exit(0);
+		if (!w.report)
+			_exit(1);
+		walk_run(&w);
+		fclose(w.report);
+		/* exit, not _exit: a leak checker runs at exit */
+		exit(0);
 	}
 	close(fd[1]);
 	in = fdopen(fd[0], "r");

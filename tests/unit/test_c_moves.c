@@ -10,8 +10,8 @@
 #include "ir/program.h"
 #include "ir/transform.h"
 #include "targets/runner.h"
+#include "tests/unit/walk.h"
 
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,44 +24,24 @@ rng(void)
 	return dojo_splitmix64(&rng_state);
 }
 
-struct cands {
-	struct dojo_action *a;
-	int n, cap;
-};
-
-static int
-add(const struct dojo_action *a, void *payload)
-{
-	struct cands *c = payload;
-
-	if (c->n == c->cap) {
-		c->cap = c->cap ? 2 * c->cap : 64;
-		c->a = realloc(c->a, sizeof *c->a * c->cap);
-		if (!c->a)
-			abort();
-	}
-	c->a[c->n++] = *a;
-	return 0;
-}
-
 /* A random legal move of "p", or NULL; "reassoc" set when it reorders a
  * reduction. */
 static dojo_program *
 step(dojo_program *p, char *text, size_t len, bool *reassoc)
 {
-	struct cands c = { 0 };
+	struct walk_actions c = { 0 };
 	dojo_moves *mv = dojo_moves_new(p, "c");
 	dojo_program *next = NULL;
 	int k;
 
-	dojo_moves_list(mv, NULL, 0, add, &c);
+	dojo_moves_list(mv, NULL, 0, walk_actions_add, &c);
 	if (c.n > 0) {
 		k = (int)(rng() % (uint64_t)c.n);
-		dojo_action_format(text, len, &c.a[k]);
-		*reassoc |= dojo_moves_reassociates(mv, &c.a[k]);
-		next = dojo_moves_apply_unchecked(mv, &c.a[k]);
+		dojo_action_format(text, len, &c.v[k].a);
+		*reassoc |= dojo_moves_reassociates(mv, &c.v[k].a);
+		next = dojo_moves_apply_unchecked(mv, &c.v[k].a);
 	}
-	free(c.a);
+	walk_actions_release(&c);
 	dojo_moves_free(mv);
 	return next;
 }
@@ -75,8 +55,6 @@ agrees(dojo_program *p, bool tolerant, char *why, size_t len)
 	struct dojo_run_result res;
 	dojo_data *a = dojo_data_new(p, 1 << 30), *b = dojo_data_new(p, 1 << 30);
 	bool ok = true;
-	uint64_t i;
-	int k;
 
 	if (!a || !b) {
 		snprintf(why, len, "%s", dojo_error_last());
@@ -96,32 +74,7 @@ agrees(dojo_program *p, bool tolerant, char *why, size_t len)
 		ok = false;
 		goto out;
 	}
-	for (k = 0; k < dojo_program_n_buffers(p) && ok; k++) {
-		enum dojo_role r = dojo_buffer_role(p, k);
-		size_t n = dojo_data_count(a, k) *
-		    dojo_dtype_size(dojo_buffer_dtype(p, k));
-
-		if ((r != DOJO_OUT && r != DOJO_INOUT) ||
-		    !memcmp(dojo_data_buffer(a, k), dojo_data_buffer(b, k), n))
-			continue;
-		if (!tolerant || dojo_buffer_dtype(p, k) != DOJO_F32) {
-			snprintf(why, len, "'%s' differs", dojo_buffer_name(p, k));
-			ok = false;
-			break;
-		}
-		for (i = 0; i < dojo_data_count(a, k); i++) {
-			float x = ((float *)dojo_data_buffer(a, k))[i];
-			float y = ((float *)dojo_data_buffer(b, k))[i];
-
-			if (fabsf(x - y) > 1e-4f * fabsf(x) + 1e-5f) {
-				snprintf(why, len, "'%s'[%llu] = %.9g, "
-				    "interpreter %.9g", dojo_buffer_name(p, k),
-				    (unsigned long long)i, y, x);
-				ok = false;
-				break;
-			}
-		}
-	}
+	ok = walk_outputs_agree(p, a, p, b, tolerant, why, len);
 out:
 	dojo_data_free(a);
 	dojo_data_free(b);

@@ -11,8 +11,8 @@
 #include "ir/program.h"
 #include "ir/program_private.h"
 #include "ir/transform.h"
+#include "tests/unit/walk.h"
 
-#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,40 +46,6 @@ rng(void)
 	return dojo_splitmix64(&rng_state);
 }
 
-struct cand {
-	struct dojo_action a;
-	int move_index;
-};
-
-struct cands {
-	struct cand *a;
-	int n, cap;
-};
-
-static int
-add_cand(const struct dojo_action *a, void *payload)
-{
-	struct cands *c = payload;
-	char text[256];
-	int m;
-
-	if (c->n == c->cap) {
-		c->cap = c->cap ? 2 * c->cap : 64;
-		c->a = realloc(c->a, sizeof *c->a * c->cap);
-		if (!c->a)
-			abort();
-	}
-	c->a[c->n].a = *a;
-	dojo_action_format(text, sizeof text, a);
-	for (m = 0; m < dojo_moves_count(); m++)
-		if (strncmp(text, dojo_move_name(m), strlen(dojo_move_name(m)))
-		    == 0 && text[strlen(dojo_move_name(m))] == ' ')
-			break;
-	c->a[c->n].move_index = m;
-	c->n++;
-	return 0;
-}
-
 /* One random legal move from "p": a move kind chosen uniformly among
  * those with candidates, then one of its candidates (so that the kinds
  * with hundreds of candidates, cache and pack, do not crowd out the
@@ -88,44 +54,37 @@ add_cand(const struct dojo_action *a, void *payload)
 static dojo_program *
 random_move(dojo_program *p, char *text, size_t len, bool *reassoc)
 {
-	struct cands c = { 0 };
+	struct walk_actions c = { 0 };
 	dojo_moves *mv = dojo_moves_new(p, "c");
 	dojo_program *next = NULL;
-	int kinds[64], nk = 0, i, k, m, tries = 0, first, count;
+	int kinds[64], nk, i, k, m, tries = 0, first, count;
 
-	dojo_moves_candidates(mv, NULL, 0, add_cand, &c);
-	for (i = 0; i < c.n; i++) {
-		for (k = 0; k < nk; k++)
-			if (kinds[k] == c.a[i].move_index)
-				break;
-		if (k == nk && nk < 64)
-			kinds[nk++] = c.a[i].move_index;
-	}
+	dojo_moves_candidates(mv, NULL, 0, walk_actions_add, &c);
+	nk = walk_actions_moves(&c, kinds, 64);
 	while (nk > 0) {
 		tries++;
 		k = (int)(rng() % (uint64_t)nk);
 		m = kinds[k];
 		/* the candidates of kind m are contiguous */
-		for (first = 0; first < c.n && c.a[first].move_index != m;
-		    first++)
+		for (first = 0; first < c.n && c.v[first].move != m; first++)
 			;
 		for (count = 0; first + count < c.n &&
-		    c.a[first + count].move_index == m; count++)
+		    c.v[first + count].move == m; count++)
 			;
 		if (count == 0) {
 			kinds[k] = kinds[--nk];
 			continue;
 		}
 		i = first + (int)(rng() % (uint64_t)count);
-		if (dojo_moves_check(mv, &c.a[i].a) < 0) {
-			memmove(&c.a[i], &c.a[i + 1], sizeof *c.a *
+		if (dojo_moves_check(mv, &c.v[i].a) < 0) {
+			memmove(&c.v[i], &c.v[i + 1], sizeof *c.v *
 			    (c.n - i - 1));
 			c.n--;
 			continue;
 		}
-		dojo_action_format(text, len, &c.a[i].a);
-		*reassoc = dojo_moves_reassociates(mv, &c.a[i].a);
-		next = dojo_moves_apply_unchecked(mv, &c.a[i].a);
+		dojo_action_format(text, len, &c.v[i].a);
+		*reassoc = dojo_moves_reassociates(mv, &c.v[i].a);
+		next = dojo_moves_apply_unchecked(mv, &c.v[i].a);
 		if (!next)
 			printf("#   apply failed: %s: %s\n", text,
 			    dojo_error_last());
@@ -133,7 +92,7 @@ random_move(dojo_program *p, char *text, size_t len, bool *reassoc)
 	}
 	if (!next && nk == 0)
 		printf("#   no legal move left (%d tries)\n", tries);
-	free(c.a);
+	walk_actions_release(&c);
 	dojo_moves_free(mv);
 	return next;
 }
@@ -152,59 +111,6 @@ run(dojo_program *p)
 		return NULL;
 	}
 	return d;
-}
-
-/* Whether the outputs of "a" (of program "pa") and "b" agree: exactly, or
- * within the reassociation tolerance. */
-static bool
-same_outputs(dojo_program *pa, dojo_data *a, dojo_program *pb, dojo_data *b,
-    bool tolerant, char *why, size_t len)
-{
-	int i, j;
-	uint64_t k, n;
-
-	for (i = 0; i < dojo_program_n_buffers(pa); i++) {
-		enum dojo_role r = dojo_buffer_role(pa, i);
-
-		if (r != DOJO_OUT && r != DOJO_INOUT)
-			continue;
-		j = dojo_program_find_buffer(pb, dojo_buffer_name(pa, i));
-		n = dojo_data_count(a, i);
-		if (j < 0 || dojo_data_count(b, j) != n) {
-			snprintf(why, len, "output '%s' missing",
-			    dojo_buffer_name(pa, i));
-			return false;
-		}
-		if (!memcmp(dojo_data_buffer(a, i), dojo_data_buffer(b, j),
-		    n * dojo_dtype_size(dojo_buffer_dtype(pa, i))))
-			continue;
-		if (!tolerant || dojo_buffer_dtype(pa, i) == DOJO_I32 ||
-		    dojo_buffer_dtype(pa, i) == DOJO_I64) {
-			snprintf(why, len, "'%s' differs", dojo_buffer_name(pa, i));
-			return false;
-		}
-		for (k = 0; k < n; k++) {
-			double x, y;
-
-			if (dojo_buffer_dtype(pa, i) == DOJO_F32) {
-				x = ((float *)dojo_data_buffer(a, i))[k];
-				y = ((float *)dojo_data_buffer(b, j))[k];
-				if (fabs(x - y) > 1e-4 * fabs(x) + 1e-5)
-					goto differs;
-			} else {
-				x = ((double *)dojo_data_buffer(a, i))[k];
-				y = ((double *)dojo_data_buffer(b, j))[k];
-				if (fabs(x - y) > 1e-10 * fabs(x) + 1e-12)
-					goto differs;
-			}
-			continue;
-differs:
-			snprintf(why, len, "'%s'[%llu] = %.9g, expected %.9g",
-			    dojo_buffer_name(pa, i), (unsigned long long)k, y, x);
-			return false;
-		}
-	}
-	return true;
 }
 
 static bool
@@ -344,7 +250,7 @@ test_file(const char *file, int nseq, int nsession)
 			}
 		}
 		d = run(p);
-		if (!d || !d0 || !same_outputs(p0, d0, p, d, tolerant, why,
+		if (!d || !d0 || !walk_outputs_agree(p0, d0, p, d, tolerant, why,
 		    sizeof why)) {
 			if (bad_same++ < 3)
 				printf("#   after %s: %s\n", path,

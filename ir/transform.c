@@ -17,6 +17,8 @@
 #define STACK_BUDGET (256 << 10)	/* bytes of one stack buffer */
 #define REG_BUDGET 256			/* elements of one register buffer */
 #define UNROLL_MAX 64
+/* the copies of one body that nested unrolled scopes make */
+#define UNROLL_COPIES 1024
 
 struct dojo_moves {
 	dojo_program *prog;
@@ -1075,9 +1077,12 @@ descendant_flag(const struct dojo_node *node, const char *flags)
 	return false;
 }
 
-/* The threads of the block and warp scopes around the node at "path". */
+/* The product of the sizes of the scopes flagged with one of "flags"
+ * around the node at "path" (the threads of the block and warp scopes,
+ * the copies of the unrolled ones). */
 static int64_t
-ancestor_threads(dojo_program *prog, const int *path, int n)
+ancestor_product(dojo_program *prog, const int *path, int n,
+    const char *flags)
 {
 	struct dojo_node *s;
 	int64_t t = 1;
@@ -1085,15 +1090,16 @@ ancestor_threads(dojo_program *prog, const int *path, int n)
 
 	for (i = 1; i < n; i++) {
 		s = node_at(prog, path, i);
-		if (s->flag == 'b' || s->flag == 'w')
+		if (s->flag && strchr(flags, s->flag))
 			t *= s->size;
 	}
 	return t;
 }
 
-/* The most threads the block and warp scopes inside "node" multiply to. */
+/* The most that the sizes of the scopes flagged with one of "flags"
+ * inside "node" multiply to, along one path. */
 static int64_t
-descendant_threads(const struct dojo_node *node)
+descendant_product(const struct dojo_node *node, const char *flags)
 {
 	int64_t t, best = 1;
 	int i;
@@ -1101,8 +1107,8 @@ descendant_threads(const struct dojo_node *node)
 	for (i = 0; i < node->n; i++) {
 		if (node->kids[i]->kind != DOJO_SCOPE)
 			continue;
-		t = descendant_threads(node->kids[i]);
-		if (node->kids[i]->flag == 'b' || node->kids[i]->flag == 'w')
+		t = descendant_product(node->kids[i], flags);
+		if (node->kids[i]->flag && strchr(flags, node->kids[i]->flag))
 			t *= node->kids[i]->size;
 		if (t > best)
 			best = t;
@@ -1152,6 +1158,13 @@ flag_legal(dojo_moves *mv, const struct dojo_action *a, const int *path,
 		if (s->size > UNROLL_MAX)
 			return refuse(a, "size %lld is over %d (split it "
 			    "first)", (long long)s->size, UNROLL_MAX);
+		if (ancestor_product(mv->prog, path, n, "u") * s->size *
+		    descendant_product(s, "u") > UNROLL_COPIES)
+			return refuse(a, "the unrolled scopes around and inside "
+			    "would copy a body over %d times", UNROLL_COPIES);
+		if (descendant_flag(s, "p"))
+			return refuse(a, "a parallel scope inside would start "
+			    "its threads once a copy");
 		return 0;
 	case 'v':
 		for (i = 0; i < s->n; i++)
@@ -1164,6 +1177,9 @@ flag_legal(dojo_moves *mv, const struct dojo_action *a, const int *path,
 		    descendant_flag(s, "p"))
 			return refuse(a, "a parallel scope may not nest in "
 			    "another");
+		if (ancestor_flag(mv->prog, path, n, "u"))
+			return refuse(a, "a parallel scope inside an unrolled "
+			    "one would start its threads once a copy");
 		if (ancestor_flag(mv->prog, path, n, "vgbw") ||
 		    descendant_flag(s, "gbw"))
 			return refuse(a, "a parallel scope cannot go inside a "
@@ -1184,8 +1200,8 @@ flag_legal(dojo_moves *mv, const struct dojo_action *a, const int *path,
 		    descendant_flag(s, "g"))
 			return refuse(a, "a block scope must be outside the "
 			    "warp scopes and inside the grid scopes");
-		if (ancestor_threads(mv->prog, path, n) * s->size *
-		    descendant_threads(s) > 1024)
+		if (ancestor_product(mv->prog, path, n, "bw") * s->size *
+		    descendant_product(s, "bw") > 1024)
 			return refuse(a, "over 1024 threads in a block");
 		return check_threads_deps(mv, a, &q, path, n);
 	case 'w':
@@ -1199,8 +1215,8 @@ flag_legal(dojo_moves *mv, const struct dojo_action *a, const int *path,
 		    descendant_flag(s, "gbw"))
 			return refuse(a, "a warp scope must be the innermost of "
 			    "the GPU scopes");
-		if (ancestor_threads(mv->prog, path, n) * s->size *
-		    descendant_threads(s) > 1024)
+		if (ancestor_product(mv->prog, path, n, "bw") * s->size *
+		    descendant_product(s, "bw") > 1024)
 			return refuse(a, "over 1024 threads in a block");
 		return check_threads_deps(mv, a, &q, path, n);
 	}

@@ -93,4 +93,31 @@ grep -q "the interpreter ran past the time limit of 1 s" "$tmp/err"
 ok $? "... because the interpreter ran past the time limit"
 timeout 60 "$P" run "$tmp/long.dojo" --timeout 1 2> "$tmp/err"
 same 1 $? "run --timeout limits the interpreter too"
+# what a file cannot do (doc/security.md): names of libc functions
+# own stay names of arrays in the generated code
+cat > "$tmp/names.dojo" <<'DOJO'
+printf f32 [4] heap in
+system f32 [4] heap out
+exit f32 [4] heap
+abort f32 [4] heap
+4 | exit[{0}] = printf[{0}] * 2
+  | abort[{0}] = exit[{0}] + 1
+  | system[{0}] = abort[{0}]
+DOJO
+agree "$tmp/names.dojo" "arrays named printf, system, exit and abort"
+
+# a session runs no git hook: libgit2 writes its commits
+"$P" apply "$top_srcdir/examples/matmul.dojo" 'split 0.0.1 32' \
+    --session "$tmp/s" > /dev/null 2>&1
+for h in pre-commit post-commit commit-msg reference-transaction \
+    post-checkout; do
+	printf '#!/bin/sh\ntouch "%s/hook-ran"\n' "$tmp" > "$tmp/s/hooks/$h"
+	chmod +x "$tmp/s/hooks/$h"
+done
+"$P" apply "$top_srcdir/examples/matmul.dojo" 'split 0.0.1 32' 'swap 0' \
+    --session "$tmp/s" > /dev/null 2>&1 &&
+    "$P" checkout HEAD~1 --session "$tmp/s" -o "$tmp/prev.dojo" > /dev/null 2>&1
+ok $? "steps and a checkout in a session with hooks"
+[ ! -e "$tmp/hook-ran" ]
+ok $? "no hook of the session ran"
 done_testing

@@ -27,6 +27,10 @@ enum dojo_update {
 	DOJO_MAX_SET, DOJO_MIN_SET
 };
 
+/* The most copies of one operation that nested unrolled scopes make: the
+ * moves refuse more, the code generators emit loops past it. */
+#define DOJO_UNROLL_COPIES 1024
+
 /* Lifecycle.  Programs and nodes are reference counted and never change
  * once built; a transformation builds a new program that shares the
  * unchanged subtrees. */

@@ -17,8 +17,6 @@
 #define STACK_BUDGET (256 << 10)	/* bytes of one stack buffer */
 #define REG_BUDGET 256			/* elements of one register buffer */
 #define UNROLL_MAX 64
-/* the copies of one body that nested unrolled scopes make */
-#define UNROLL_COPIES 1024
 
 struct dojo_moves {
 	dojo_program *prog;
@@ -1077,6 +1075,13 @@ descendant_flag(const struct dojo_node *node, const char *flags)
 	return false;
 }
 
+/* a * b for sizes (>= 1), INT64_MAX when it does not fit */
+static int64_t
+sat_mul(int64_t a, int64_t b)
+{
+	return a > INT64_MAX / b ? INT64_MAX : a * b;
+}
+
 /* The product of the sizes of the scopes flagged with one of "flags"
  * around the node at "path" (the threads of the block and warp scopes,
  * the copies of the unrolled ones). */
@@ -1091,7 +1096,7 @@ ancestor_product(dojo_program *prog, const int *path, int n,
 	for (i = 1; i < n; i++) {
 		s = node_at(prog, path, i);
 		if (s->flag && strchr(flags, s->flag))
-			t *= s->size;
+			t = sat_mul(t, s->size);
 	}
 	return t;
 }
@@ -1109,11 +1114,21 @@ descendant_product(const struct dojo_node *node, const char *flags)
 			continue;
 		t = descendant_product(node->kids[i], flags);
 		if (node->kids[i]->flag && strchr(flags, node->kids[i]->flag))
-			t *= node->kids[i]->size;
+			t = sat_mul(t, node->kids[i]->size);
 		if (t > best)
 			best = t;
 	}
 	return best;
+}
+
+/* The product for the scope "s" at "path" with a flag of "flags": its
+ * size times those of the flagged scopes around it and inside it. */
+static int64_t
+nested_product(dojo_program *prog, const int *path, int n,
+    const struct dojo_node *s, const char *flags)
+{
+	return sat_mul(sat_mul(ancestor_product(prog, path, n, flags), s->size),
+	    descendant_product(s, flags));
 }
 
 /* The dependence test of a scope run by threads: the temporaries private
@@ -1158,10 +1173,10 @@ flag_legal(dojo_moves *mv, const struct dojo_action *a, const int *path,
 		if (s->size > UNROLL_MAX)
 			return refuse(a, "size %lld is over %d (split it "
 			    "first)", (long long)s->size, UNROLL_MAX);
-		if (ancestor_product(mv->prog, path, n, "u") * s->size *
-		    descendant_product(s, "u") > UNROLL_COPIES)
+		if (nested_product(mv->prog, path, n, s, "u") >
+		    DOJO_UNROLL_COPIES)
 			return refuse(a, "the unrolled scopes around and inside "
-			    "would copy a body over %d times", UNROLL_COPIES);
+			    "would copy a body over %d times", DOJO_UNROLL_COPIES);
 		if (descendant_flag(s, "p"))
 			return refuse(a, "a parallel scope inside would start "
 			    "its threads once a copy");
@@ -1200,8 +1215,7 @@ flag_legal(dojo_moves *mv, const struct dojo_action *a, const int *path,
 		    descendant_flag(s, "g"))
 			return refuse(a, "a block scope must be outside the "
 			    "warp scopes and inside the grid scopes");
-		if (ancestor_product(mv->prog, path, n, "bw") * s->size *
-		    descendant_product(s, "bw") > 1024)
+		if (nested_product(mv->prog, path, n, s, "bw") > 1024)
 			return refuse(a, "over 1024 threads in a block");
 		return check_threads_deps(mv, a, &q, path, n);
 	case 'w':
@@ -1215,8 +1229,7 @@ flag_legal(dojo_moves *mv, const struct dojo_action *a, const int *path,
 		    descendant_flag(s, "gbw"))
 			return refuse(a, "a warp scope must be the innermost of "
 			    "the GPU scopes");
-		if (ancestor_product(mv->prog, path, n, "bw") * s->size *
-		    descendant_product(s, "bw") > 1024)
+		if (nested_product(mv->prog, path, n, s, "bw") > 1024)
 			return refuse(a, "over 1024 threads in a block");
 		return check_threads_deps(mv, a, &q, path, n);
 	}

@@ -26,6 +26,8 @@ struct emit {
 	/* in a vector loop: the reads invariant in it, loaded before it */
 	const dojo_access *inv[16];
 	int ninv;
+	/* the copies of the body that the unrolled scopes around make */
+	int64_t copies;
 };
 
 static const char *const ctypes[] = { "float", "double", "int32_t", "int64_t" };
@@ -598,9 +600,19 @@ emit_node(struct emit *e, dojo_node *node, int depth)
 	} else if (flag == 'v' && !carries(e, depth, true) &&
 	    vector_reductions(e, node, depth)) {
 		return;
-	} else if (flag == 'u') {
+	} else if (flag == 'u' && e->copies <= DOJO_UNROLL_COPIES /
+	    dojo_node_size(node)) {
+		int64_t around = e->copies;
+
+		e->copies *= dojo_node_size(node);
 		emit_unrolled(e, node, depth);
+		e->copies = around;
 		return;
+	} else if (flag == 'u') {
+		/* a file may unroll past what the moves allow: a loop */
+		indent(e);
+		dojo_strbuf_printf(e->sb, "/* unroll: over %d copies, a loop "
+		    "*/\n", DOJO_UNROLL_COPIES);
 	} else if (flag) {
 		indent(e);
 		dojo_strbuf_printf(e->sb, "/* GPU scope '%c': sequential on the "
@@ -745,6 +757,7 @@ dojo_c_emit(struct dojo_strbuf *out, dojo_program *prog)
 	int b, i, arg = 0, nbuf = dojo_program_n_buffers(prog);
 
 	memset(&e, 0, sizeof e);
+	e.copies = 1;
 	e.thread_depth = -2;
 	e.sb = out;
 	e.prog = prog;

@@ -23,6 +23,10 @@ struct dojo_moves {
 	dojo_deps *deps;	/* computed when first needed */
 	bool gpu;
 	bool undecided;		/* a check could not be decided */
+	/* per buffer, when not NULL: whether its dependences may differ from
+	 * those of a state whose flags held (check_flags_after); the others
+	 * are not asked about */
+	bool *recheck;
 };
 
 /* Whether the check under way refused its action (refuse()), rather than
@@ -49,7 +53,8 @@ struct dojo_move {
 static const struct dojo_move moves[];
 static const int n_moves;
 
-static int check_flags_after(dojo_moves *mv, const struct dojo_action *a);
+static int check_flags_after(dojo_moves *mv, const struct dojo_action *a,
+    const char *touched);
 static const struct dojo_move *find_move(const char *name, size_t len);
 
 /*
@@ -148,11 +153,25 @@ check_deps(dojo_moves *mv, const struct dojo_action *a,
 {
 	struct dojo_strbuf sb;
 	dojo_deps *deps = deps_of(mv);
-	int k;
+	struct dojo_dep_query only;
+	bool *skip = NULL;
+	int k, b;
 
 	if (!deps)
 		return -1;
+	if (mv->recheck) {
+		skip = malloc(mv->prog->decls->nbuf * sizeof *skip);
+		if (!skip)
+			return dojo_error_set("out of memory");
+		for (b = 0; b < mv->prog->decls->nbuf; b++)
+			skip[b] = !mv->recheck[b] ||
+			    (q->skip_buffers && q->skip_buffers[b]);
+		only = *q;
+		only.skip_buffers = skip;
+		q = &only;
+	}
 	k = dojo_deps_find(deps, q);
+	free(skip);
 	if (k < 0)
 		return 0;
 	dojo_strbuf_init(&sb);
@@ -670,7 +689,7 @@ join_check(dojo_moves *mv, const struct dojo_action *a)
 	if (!jc.ok)
 		return refuse(a, "an index does not use the two iterators as "
 		    "{%d}*%lld + {%d}", jc.d, (long long)jc.f, jc.d + 1);
-	return check_flags_after(mv, a);
+	return check_flags_after(mv, a, NULL);
 }
 
 static dojo_program *
@@ -804,7 +823,7 @@ fuse_check(dojo_moves *mv, const struct dojo_action *a)
 	q.dst_len = a->npath;
 	if (check_deps(mv, a, &q, "would break") < 0)
 		return -1;
-	return check_flags_after(mv, a);
+	return check_flags_after(mv, a, NULL);
 }
 
 static dojo_program *
@@ -1292,12 +1311,17 @@ any_flag(struct dojo_node **kids, int n)
 
 /* Refuse "a" when a flag of its result would no longer be legal: a fuse or
  * a join puts more in a flagged scope, a fold, reuse, cache, pack or
- * rfactor adds storage that the iterations of a flagged scope share. */
+ * rfactor adds storage that the iterations of a flagged scope share.
+ * "touched" (NULL: every buffer) names the buffer or array whose
+ * accesses the move changes: with the buffers it adds, the only ones
+ * whose dependences are asked about again. */
 static int
-check_flags_after(dojo_moves *mv, const struct dojo_action *a)
+check_flags_after(dojo_moves *mv, const struct dojo_action *a,
+    const char *touched)
 {
 	char why[DOJO_ERROR_MAX];
-	int path[DOJO_MAX_DEPTH], i, r = 0;
+	int path[DOJO_MAX_DEPTH], i, b, r = 0;
+	const char *failure;
 	dojo_moves *after;
 	dojo_program *p;
 	const char *colon;
@@ -1308,11 +1332,35 @@ check_flags_after(dojo_moves *mv, const struct dojo_action *a)
 	if (!p)
 		return -1;
 	after = dojo_moves_new(p, mv->gpu ? "cuda" : "c");
+	if (after && touched) {
+		/* the dependences of the other buffers are those of this
+		 * state, whose flags hold: only "touched" and the new
+		 * buffers are asked about */
+		after->recheck = calloc(p->decls->nbuf, sizeof *after->recheck);
+		if (!after->recheck) {
+			dojo_moves_free(after);
+			after = NULL;
+		}
+		for (b = 0; after && b < p->decls->nbuf; b++)
+			after->recheck[b] = dojo_program_find_buffer(mv->prog,
+			    p->decls->buf[b].name) < 0;
+		if (after && (b = dojo_program_find_buffer(p, touched)) >= 0)
+			after->recheck[b] = true;
+		if (after && (b = dojo_program_find_array(p, touched)) >= 0)
+			after->recheck[p->decls->arr[b].buffer] = true;
+	}
 	for (i = 0; after && i < p->n && r == 0; i++) {
 		path[0] = i;
 		r = flags_hold(after, p->kids[i], path, 1);
 	}
-	if (r < 0) {
+	failure = after && after->deps ? dojo_deps_failure(after->deps) : NULL;
+	if (!after || failure) {
+		/* not decided (dojo_moves_check says so) */
+		if (failure)
+			dojo_error_set("%s", failure);
+		refused = false;
+		r = -1;
+	} else if (r < 0) {
 		snprintf(why, sizeof why, "%s", dojo_error_last());
 		colon = strstr(why, ": ");
 		if (colon)
@@ -1648,7 +1696,7 @@ fold_check(dojo_moves *mv, const struct dojo_action *a)
 		return -1;
 	if (r > 0)
 		return refuse(a, "%s", why);
-	return check_flags_after(mv, a);
+	return check_flags_after(mv, a, a->name);
 }
 
 static dojo_program *
@@ -1762,7 +1810,7 @@ reuse_check(dojo_moves *mv, const struct dojo_action *a)
 		    b->name, a->name2);
 	if (check_result(mv, a, NULL) < 0)
 		return -1;
-	return check_flags_after(mv, a);
+	return check_flags_after(mv, a, a->name);
 }
 
 static dojo_program *
@@ -2003,7 +2051,7 @@ cache_check(dojo_moves *mv, const struct dojo_action *a)
 				    bx.lo[i] + 1), UNROLL_MAX);
 	if (check_result(mv, a, a->name) < 0)
 		return -1;
-	return check_flags_after(mv, a);
+	return check_flags_after(mv, a, a->name);
 }
 
 
@@ -2262,7 +2310,7 @@ pack_check(dojo_moves *mv, const struct dojo_action *a)
 			return refuse(a, "'%s' is folded", a->name);
 	if (check_result(mv, a, a->name) < 0)
 		return -1;
-	return check_flags_after(mv, a);
+	return check_flags_after(mv, a, a->name);
 }
 
 static dojo_program *
@@ -2308,7 +2356,7 @@ rfactor_check(dojo_moves *mv, const struct dojo_action *a)
 	    mv->prog->decls->arr[op->lhs.array].buffer].dtype) > STACK_BUDGET)
 		return refuse(a, "%lld partial results are over the stack "
 		    "budget", (long long)l->size);
-	return check_flags_after(mv, a);
+	return check_flags_after(mv, a, NULL);
 }
 
 struct rfactor_ctx {
@@ -2862,6 +2910,7 @@ dojo_moves_free(dojo_moves *mv)
 		return;
 	dojo_deps_free(mv->deps);
 	dojo_program_free(mv->prog);
+	free(mv->recheck);
 	free(mv);
 }
 

@@ -29,7 +29,7 @@ enum dojo_update {
 
 /* The most copies of one operation that nested unrolled scopes make: the
  * moves refuse more, the code generators emit loops past it. */
-#define DOJO_UNROLL_COPIES 1024
+#define DOJO_UNROLL_COPIES 256
 
 /* Lifecycle.  Programs and nodes are reference counted and never change
  * once built; a transformation builds a new program that shares the

@@ -83,19 +83,19 @@ ok $? "actions on a chain of 160 operations ends"
 grep -q '^fission 0 159$' "$tmp/acts"
 ok $? "the chain's fissions are listed"
 
-# a file may unroll more than the moves allow: loops past 1024 copies
+# a file may unroll more than the moves allow: loops past 256 copies
 printf 'x f32 [64] heap out\n64:u | 64:u | 64:u | 64:u | x[{0}] = 1\n' \
     > "$tmp/unrolled.dojo"
 timeout 60 "$P" emit "$tmp/unrolled.dojo" > "$tmp/unrolled.c"
 ok $? "emit of 64^4 unrolled copies ends"
 [ "$(wc -c < "$tmp/unrolled.c")" -lt 1000000 ]
-ok $? "... with loops past 1024 copies"
+ok $? "... with loops past 256 copies"
 agree "$tmp/unrolled.dojo" "four nested unrolled scopes of 64"
 "$P" apply "$top_srcdir/examples/matmul.dojo" 'split 0.0.1 64' \
     'unroll 0.0.1.0' 'split 0.0 4' 'unroll 0.0.0' 'split 0 32' \
     'unroll 0.0' 2> "$tmp/err" > /dev/null
-grep -q "would copy a body over 1024 times" "$tmp/err"
-ok $? "unroll refuses a 2048th copy of a body"
+grep -q "would copy a body over 256 times" "$tmp/err"
+ok $? "unroll refuses 32 x 4 x 64 copies of a body"
 "$P" apply "$top_srcdir/examples/matmul.dojo" 'split 0 16' 'unroll 0' \
     'parallelize 0.0' 2> "$tmp/err" > /dev/null
 grep -q "parallel scope inside an unrolled one" "$tmp/err"

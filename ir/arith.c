@@ -4,7 +4,6 @@
 #include "arith.h"
 
 #include <stdbool.h>
-#include <stdlib.h>
 
 /* Primes past this bound are found by Pollard's rho, not by division. */
 #define TRIAL_BOUND 1000
@@ -133,21 +132,47 @@ factor_large(struct factors *f, uint64_t n)
 	factor_large(f, n / d);
 }
 
-static int
-cmp_u64(const void *a, const void *b)
+/* Keep "d" if it is among the "max" smallest so far ("out" sorted). */
+static void
+keep_smallest(int64_t *out, int *got, int max, uint64_t d)
 {
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	int k = *got;
 
-	return x < y ? -1 : x > y;
+	if (k == max && d >= (uint64_t)out[max - 1])
+		return;
+	if (k < max)
+		(*got)++;
+	else
+		k = max - 1;
+	for (; k > 0 && (uint64_t)out[k - 1] > d; k--)
+		out[k] = out[k - 1];
+	out[k] = (int64_t)d;
+}
+
+/* Every divisor of the product of the factors "j" on, times "d". */
+static void
+all_divisors(const struct factors *f, int j, uint64_t d, uint64_t n,
+    int64_t *out, int *got, int max)
+{
+	int e;
+
+	if (j == f->n) {
+		if (d > 1 && d < n)
+			keep_smallest(out, got, max, d);
+		return;
+	}
+	for (e = 0; e <= f->e[j]; e++) {
+		all_divisors(f, j + 1, d, n, out, got, max);
+		d *= f->p[j];
+	}
 }
 
 int
 dojo_divisors(int64_t n, int64_t *out, int max)
 {
 	struct factors f = { .n = 0 };
-	uint64_t m = (uint64_t)n, p, *all, pw;
-	size_t count = 1, len, i, k;
-	int j, e, got = 0;
+	uint64_t m = (uint64_t)n, p;
+	int got = 0;
 
 	if (n < 4 || max <= 0)
 		return 0;
@@ -160,31 +185,7 @@ dojo_divisors(int64_t n, int64_t *out, int max)
 		add_factor(&f, m);	/* no factor below its square root */
 	else
 		factor_large(&f, m);
-	for (j = 0; j < f.n; j++)
-		count *= (size_t)f.e[j] + 1;
-	all = malloc(sizeof *all * count);
-	if (!all) {
-		/* without memory: the small divisors, one by one */
-		for (p = 2; p <= (uint64_t)n / p && got < max; p++)
-			if ((uint64_t)n % p == 0)
-				out[got++] = (int64_t)p;
-		return got;
-	}
-	all[0] = 1;
-	len = 1;
-	for (j = 0; j < f.n; j++) {
-		size_t base = len;
-
-		pw = 1;
-		for (e = 1; e <= f.e[j]; e++) {
-			pw *= f.p[j];
-			for (k = 0; k < base; k++)
-				all[len++] = all[k] * pw;
-		}
-	}
-	qsort(all, len, sizeof *all, cmp_u64);
-	for (i = 1; i + 1 < len && got < max; i++)
-		out[got++] = (int64_t)all[i];
-	free(all);
+	/* at most 103,680 divisors below 2^63, no memory of their own */
+	all_divisors(&f, 0, 1, (uint64_t)n, out, &got, max);
 	return got;
 }

@@ -21,6 +21,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Failures of our own while building relations (memory, a full row
+ * table), counted per thread: a relation built without them may miss
+ * pairs, so a dependence object (or an analysis) that saw the count move
+ * answers nothing (dojo_deps_failure). */
+static _Thread_local unsigned long lost_relations;
+
 /* One operation, its place in the tree and its iteration box. */
 struct stmt {
 	struct dojo_node *op;
@@ -158,8 +164,10 @@ cons_new(int ni, int nj, int extra)
 {
 	struct cons *c = calloc(1, sizeof *c);
 
-	if (!c)
+	if (!c) {
+		lost_relations++;
 		return NULL;
+	}
 	c->ni = ni;
 	c->nj = nj;
 	c->cap = 3 * (ni + nj) + extra + 2;
@@ -169,6 +177,7 @@ cons_new(int ni, int nj, int extra)
 		free(c->eq);
 		free(c->rows);
 		free(c);
+		lost_relations++;
 		return NULL;
 	}
 	return c;
@@ -204,8 +213,10 @@ cons_row(struct cons *c, bool eq)
 {
 	int64_t *r;
 
-	if (c->n == c->cap)
+	if (c->n == c->cap) {
+		lost_relations++;
 		return NULL;
+	}
 	r = c->rows + (size_t)c->n * (1 + c->ni + c->nj);
 	memset(r, 0, sizeof *r * (1 + c->ni + c->nj));
 	c->eq[c->n++] = eq;
@@ -552,6 +563,7 @@ dojo_deps_check_reads_of(dojo_program *prog, const bool *arrays)
 	isl_bool sub;
 	int i, j, rc = 0;
 	const struct dojo_access *bad = NULL;
+	unsigned long lost = lost_relations;
 
 	if (model_init(&m, prog) < 0)
 		return -2;
@@ -619,6 +631,11 @@ dojo_deps_check_reads_of(dojo_program *prog, const bool *arrays)
 		    "an out array starts undefined" :
 		    "a temporary starts undefined");
 out:
+	if (rc >= 0 && lost_relations != lost) {
+		dojo_error_set("%s: dependence analysis failed: out of memory",
+		    prog->file);
+		rc = -2;
+	}
 	if (ctx)
 		isl_ctx_free(ctx);
 	free(xl.x);
@@ -662,6 +679,7 @@ struct dojo_deps {
 	struct xacc_list xl;
 	/* per buffer, when a fold of it was asked: fold_deltas */
 	isl_set **fold_delta;
+	unsigned long lost_at_new;	/* lost_relations when made */
 	/* the folds answered so far (dojo_deps_fold_conflict) */
 	struct fold_answer {
 		int b, d;
@@ -836,6 +854,7 @@ static bool
 dep_exists(dojo_deps *deps, struct dep *d)
 {
 	isl_map *map, *u = NULL;
+	bool lost = false;
 	int i, k;
 
 	if (d->state)
@@ -846,6 +865,7 @@ dep_exists(dojo_deps *deps, struct dep *d)
 
 		map = rel(deps->ctx, &deps->m, x->stmt, x->acc, y->stmt, y->acc,
 		    REL_STORAGE, false);
+		lost |= !map;
 		k = x->write ? (y->write ? 2 : 0) : 1;
 		d->kind[k] = d->kind[k] ? isl_map_union(d->kind[k], map) : map;
 	}
@@ -855,7 +875,7 @@ dep_exists(dojo_deps *deps, struct dep *d)
 			    isl_map_copy(d->kind[k]);
 	/* an error (no map, or no answer) is a dependence, as in
 	 * set_nonempty */
-	d->state = !u || isl_map_is_empty(u) != isl_bool_true ? 2 : 1;
+	d->state = lost || !u || isl_map_is_empty(u) != isl_bool_true ? 2 : 1;
 	if (d->state == 2)
 		d->delta = distances(u, d->m);
 	else
@@ -928,6 +948,7 @@ dojo_deps_new(dojo_program *prog)
 		dojo_error_set("out of memory");
 		return NULL;
 	}
+	deps->lost_at_new = lost_relations;
 	if (model_init(&deps->m, prog) < 0 || xacc_collect(&xl, &deps->m) < 0)
 		goto out_free;
 	deps->reduction = calloc(deps->m.n + 1, sizeof *deps->reduction);
@@ -974,6 +995,8 @@ dojo_deps_failure(dojo_deps *deps)
 {
 	const char *msg;
 
+	if (lost_relations != deps->lost_at_new)
+		return "out of memory in the dependence analysis";
 	switch (isl_ctx_last_error(deps->ctx)) {
 	case isl_error_none:
 		return NULL;
@@ -1568,8 +1591,10 @@ before_pairs(isl_ctx *ctx, const struct model *m, const struct xacc_list *xl,
 	bool *used = calloc(m->n + 1, sizeof *used);
 	int i, j;
 
-	if (!used)
+	if (!used) {
+		lost_relations++;
 		return u;
+	}
 	for (i = 0; i < xl->n; i++)
 		if (buffer_of(m->prog, xl->x[i].acc) == b)
 			used[xl->x[i].stmt] = true;
@@ -1716,6 +1741,7 @@ dojo_deps_fold_live(dojo_program *prog, int b, int d, int64_t n, char *why,
 	isl_ctx *ctx;
 	isl_set *delta;
 	int rc = -1;
+	unsigned long lost = lost_relations;
 
 	if (model_init(&m, prog) < 0)
 		return -1;
@@ -1727,6 +1753,9 @@ dojo_deps_fold_live(dojo_program *prog, int b, int d, int64_t n, char *why,
 	delta = fold_deltas(ctx, &m, &xl, b);
 	rc = deltas_conflict(delta, prog, b, d, n);
 	isl_set_free(delta);
+	if (rc >= 0 && lost_relations != lost)
+		rc = dojo_error_set("%s: dependence analysis failed: out of "
+		    "memory", prog->file);
 	if (rc > 0 && why)
 		fold_why(why, len, prog, b);
 out:

@@ -23,6 +23,7 @@ struct dojo_moves {
 	dojo_deps *deps;	/* computed when first needed */
 	bool gpu;
 	bool undecided;		/* a check could not be decided */
+	bool last_undecided;	/* ... the last one */
 	/* per buffer, when not NULL: whether its dependences may differ from
 	 * those of a state whose flags held (check_flags_after); the others
 	 * are not asked about */
@@ -1338,6 +1339,7 @@ check_flags_after(dojo_moves *mv, const struct dojo_action *a,
 		 * buffers are asked about */
 		after->recheck = calloc(p->decls->nbuf, sizeof *after->recheck);
 		if (!after->recheck) {
+			dojo_error_set("out of memory");
 			dojo_moves_free(after);
 			after = NULL;
 		}
@@ -1349,12 +1351,13 @@ check_flags_after(dojo_moves *mv, const struct dojo_action *a,
 		if (after && (b = dojo_program_find_array(p, touched)) >= 0)
 			after->recheck[p->decls->arr[b].buffer] = true;
 	}
+	refused = false;
 	for (i = 0; after && i < p->n && r == 0; i++) {
 		path[0] = i;
 		r = flags_hold(after, p->kids[i], path, 1);
 	}
 	failure = after && after->deps ? dojo_deps_failure(after->deps) : NULL;
-	if (!after || failure) {
+	if (!after || failure || (r < 0 && !refused)) {
 		/* not decided (dojo_moves_check says so) */
 		if (failure)
 			dojo_error_set("%s", failure);
@@ -2924,6 +2927,8 @@ dojo_moves_check(dojo_moves *mv, const struct dojo_action *a)
 	if (a->move->gpu && !mv->gpu)
 		return refuse(a, "GPU moves need a GPU target (--target cuda)");
 	refused = false;
+	mv->last_undecided = false;
+	dojo_error_clear();
 	rc = a->move->check(mv, a);
 	failure = mv->deps ? dojo_deps_failure(mv->deps) : NULL;
 	if (!failure && (rc == 0 || refused))
@@ -2933,7 +2938,7 @@ dojo_moves_check(dojo_moves *mv, const struct dojo_action *a)
 	snprintf(why, sizeof why, "%s", failure ? failure :
 	    *dojo_error_last() ? dojo_error_last() : "out of memory");
 	dojo_action_format(text, sizeof text, a);
-	mv->undecided = true;
+	mv->undecided = mv->last_undecided = true;
 	return dojo_error_set("%s: legality could not be decided: %s", text,
 	    why);
 }
@@ -3007,7 +3012,7 @@ static int
 offer(struct list_ctx *c, const struct dojo_action *a)
 {
 	if (c->legal_only && dojo_moves_check(c->mv, a) < 0)
-		return c->mv->undecided ? -1 : 0;
+		return c->mv->last_undecided ? -1 : 0;
 	return c->fn(a, c->payload);
 }
 

@@ -405,7 +405,8 @@ dojo_env_follow(dojo_env *env, int node, const char *text)
 		dojo_error_set("%s: not a move of the action set", text);
 		k = -1;
 	} else if (dojo_moves_check(mv, &o.a) < 0) {
-		k = -1;
+		/* refused, or an error when it could not be decided */
+		k = dojo_moves_undecided(mv) ? -2 : -1;
 	} else if ((next = dojo_moves_apply_unchecked(mv, &o.a))) {
 		k = add_node(env, next, node, text);
 		if (k < 0)

@@ -60,6 +60,7 @@ compiler_version(char *out, size_t len, const char *cc)
 		dup2(fd[1], 1);
 		close(fd[0]);
 		close(fd[1]);
+		alarm(10);	/* kept across exec: a compiler that hangs */
 		execvp(argv[0], argv);
 		_exit(127);
 	}

@@ -475,8 +475,13 @@ vector_reductions(struct emit *e, dojo_node *node, int depth)
 	for (a = 0; a < e->nacc; a++) {
 		t = dojo_buffer_dtype(e->prog, dojo_array_buffer(e->prog,
 		    dojo_access_array(dojo_op_lhs(e->acc_op[a]))));
+		u = dojo_op_update(e->acc_op[a]);
 		indent(e);
-		dojo_strbuf_printf(e->sb, "%s dojo_acc%d = ", ctypes[t], a);
+		/* integers add and multiply in unsigned accumulators: the
+		 * partial sums OpenMP combines wrap, as the helpers do */
+		dojo_strbuf_printf(e->sb, "%s%s dojo_acc%d = ",
+		    (t == DOJO_I32 || t == DOJO_I64) && u <= DOJO_MUL_SET ?
+		    "u" : "", ctypes[t], a);
 		emit_access(e, dojo_op_lhs(e->acc_op[a]));
 		dojo_strbuf_puts(e->sb, ";\n");
 	}

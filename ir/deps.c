@@ -736,7 +736,7 @@ touches(struct dojo_access *acc, bool write, void *payload)
 	return c->prog->decls->arr[acc->array].buffer == c->buffer;
 }
 
-/* A reduction (spec/TRANSFORMATIONS.md): an update with + * max min whose
+/* A reduction (doc/moves.md, section 4): an update with + * max min whose
  * element is read nowhere else inside the scopes that vary while the
  * element stays fixed. */
 static bool

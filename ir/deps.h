@@ -12,7 +12,7 @@ struct dojo_strbuf;
 typedef struct dojo_deps dojo_deps;
 
 /* Refuse a read of an out array or of a temporary that no earlier write
- * reaches (spec/IR.md section 3, rule 3).  0, or -1 with FILE:LINE:COL;
+ * reaches (doc/ir.md section 6).  0, or -1 with FILE:LINE:COL;
  * -2 with the reason when it could not be decided (isl, memory). */
 int dojo_deps_check_reads(dojo_program *prog);
 /* The same for the reads of the arrays "arrays" marks (by index). */

@@ -1,4 +1,4 @@
-/* parse.c: read the .dojo text into a program tree (spec/IR.md section 2) */
+/* parse.c: read the .dojo text into a program tree (doc/ir.md sections 1-5) */
 #include "config.h"
 #include "program_private.h"
 

@@ -1,4 +1,4 @@
-/* print.c: the canonical text of a program (spec/IR.md section 4) */
+/* print.c: the canonical text of a program (doc/ir.md section 7) */
 #include "config.h"
 #include "program_private.h"
 #include "strbuf.h"

@@ -1,4 +1,4 @@
-/* transform.c: the moves of the game (spec/TRANSFORMATIONS.md) */
+/* transform.c: the moves of the game (doc/moves.md) */
 #include "config.h"
 #include "transform.h"
 #include "arith.h"

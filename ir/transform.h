@@ -1,4 +1,4 @@
-/* transform.h: the moves of the game (spec/TRANSFORMATIONS.md) */
+/* transform.h: the moves of the game (doc/moves.md) */
 #ifndef DOJO_TRANSFORM_H
 #define DOJO_TRANSFORM_H
 

@@ -1,4 +1,4 @@
-/* validate.c: the rules a loaded program must satisfy (spec/IR.md section 3) */
+/* validate.c: the rules a loaded program must satisfy (doc/ir.md section 6) */
 #include "config.h"
 #include "program_private.h"
 #include "deps.h"

@@ -259,29 +259,28 @@ cons_build(isl_ctx *ctx, const struct cons *c, int s, int t)
 	    isl_dim_cst, isl_dim_param, isl_dim_in, isl_dim_out, isl_dim_div);
 }
 
+/* The box of "st" on the variables from column "col" of "c" on. */
 static void
-cons_boxes(struct cons *c, const struct model *m, int s, int t)
+cons_box(struct cons *c, const struct stmt *st, int col)
 {
-	const struct stmt *a = &m->st[s], *b = &m->st[t];
 	int64_t *r;
 	int k;
 
-	for (k = 0; k < a->depth; k++) {
+	for (k = 0; k < st->depth; k++) {
 		if ((r = cons_row(c, false)))
-			r[1 + k] = 1;
+			r[1 + col + k] = 1;
 		if ((r = cons_row(c, false))) {
-			r[1 + k] = -1;
-			r[0] = a->size[k] - 1;
+			r[1 + col + k] = -1;
+			r[0] = st->size[k] - 1;
 		}
 	}
-	for (k = 0; k < b->depth; k++) {
-		if ((r = cons_row(c, false)))
-			r[1 + c->ni + k] = 1;
-		if ((r = cons_row(c, false))) {
-			r[1 + c->ni + k] = -1;
-			r[0] = b->size[k] - 1;
-		}
-	}
+}
+
+static void
+cons_boxes(struct cons *c, const struct model *m, int s, int t)
+{
+	cons_box(c, &m->st[s], 0);
+	cons_box(c, &m->st[t], c->ni);
 }
 
 /* x(i) and y(j) name one element: index by index equal. */
@@ -459,6 +458,23 @@ domain_set(isl_ctx *ctx, const struct model *m, int s)
 }
 
 
+/* Why isl failed on "ctx", or NULL when it has not. */
+static const char *
+isl_why(isl_ctx *ctx)
+{
+	const char *msg;
+
+	switch (isl_ctx_last_error(ctx)) {
+	case isl_error_none:
+		return NULL;
+	case isl_error_alloc:
+		return "isl ran out of memory";
+	default:
+		msg = isl_ctx_last_error_msg(ctx);
+		return msg && *msg ? msg : "isl failed";
+	}
+}
+
 static isl_ctx *
 new_ctx(void)
 {
@@ -614,8 +630,7 @@ dojo_deps_check_reads_of(dojo_program *prog, const bool *arrays)
 		isl_set_free(covered);
 		if (sub < 0) {
 			dojo_error_set("%s: dependence analysis failed: %s",
-			    prog->file, isl_ctx_last_error(ctx) ==
-			    isl_error_alloc ? "isl ran out of memory" :
+			    prog->file, isl_why(ctx) ? isl_why(ctx) :
 			    "isl failed");
 			rc = -2;
 			goto out;
@@ -993,19 +1008,9 @@ out_free:
 const char *
 dojo_deps_failure(dojo_deps *deps)
 {
-	const char *msg;
-
 	if (lost_relations != deps->lost_at_new)
 		return "out of memory in the dependence analysis";
-	switch (isl_ctx_last_error(deps->ctx)) {
-	case isl_error_none:
-		return NULL;
-	case isl_error_alloc:
-		return "isl ran out of memory";
-	default:
-		msg = isl_ctx_last_error_msg(deps->ctx);
-		return msg && *msg ? msg : "isl failed";
-	}
+	return isl_why(deps->ctx);
 }
 
 static bool
@@ -1509,27 +1514,27 @@ umap_add(isl_union_map *u, isl_map *map)
 	return isl_union_map_add_map(u, map);
 }
 
-/* The writes and reads of buffer "b" as (statement, access) pairs. */
+/* { w -> y : w writes the element of buffer "b" that the access y names,
+ * w before y } for y = "dst", or for every write y of "b" (dst NULL). */
 static isl_union_map *
-flow_relation(isl_ctx *ctx, const struct model *m, const struct xacc_list *xl,
-    int b, bool write_src, bool write_dst)
+writes_before(isl_ctx *ctx, const struct model *m, const struct xacc_list *xl,
+    int b, const struct xacc *dst)
 {
 	isl_union_map *u = isl_union_map_empty(isl_space_params_alloc(ctx, 0));
 	int i, j;
 
-	for (i = 0; i < xl->n; i++) {
-		const struct xacc *x = &xl->x[i];
+	for (j = 0; j < xl->n; j++) {
+		const struct xacc *y = dst ? dst : &xl->x[j];
 
-		if (x->write != write_src || buffer_of(m->prog, x->acc) != b)
+		if (dst ? j > 0 : (!y->write ||
+		    buffer_of(m->prog, y->acc) != b))
 			continue;
-		for (j = 0; j < xl->n; j++) {
-			const struct xacc *y = &xl->x[j];
+		for (i = 0; i < xl->n; i++) {
+			const struct xacc *x = &xl->x[i];
 
-			if (y->write != write_dst ||
-			    buffer_of(m->prog, y->acc) != b)
-				continue;
-			u = umap_add(u, rel(ctx, m, x->stmt, x->acc, y->stmt,
-			    y->acc, REL_LOGICAL, true));
+			if (x->write && buffer_of(m->prog, x->acc) == b)
+				u = umap_add(u, rel(ctx, m, x->stmt, x->acc,
+				    y->stmt, y->acc, REL_LOGICAL, true));
 		}
 	}
 	return u;
@@ -1548,14 +1553,7 @@ access_map(isl_ctx *ctx, const struct model *m, int s,
 
 	if (!c)
 		return NULL;
-	for (k = 0; k < ni; k++) {
-		if ((r = cons_row(c, false)))
-			r[1 + k] = 1;
-		if ((r = cons_row(c, false))) {
-			r[1 + k] = -1;
-			r[0] = m->st[s].size[k] - 1;
-		}
-	}
+	cons_box(c, &m->st[s], 0);
 	for (k = 0; k < nd; k++)
 		if ((r = cons_row(c, true))) {
 			row_add_aff(r, c, &x->idx[k], 0, 1);
@@ -1626,9 +1624,9 @@ fold_deltas(isl_ctx *ctx, const struct model *m, const struct xacc_list *xl,
 	isl_union_set *D;
 	isl_space *space;
 	isl_set *delta;
-	int ndim = m->prog->decls->buf[b].ndim, i, j;
+	int ndim = m->prog->decls->buf[b].ndim, j;
 
-	WW = flow_relation(ctx, m, xl, b, true, true);
+	WW = writes_before(ctx, m, xl, b, NULL);
 	before = before_pairs(ctx, m, xl, b);
 	W = write_accesses(ctx, m, xl, b);
 	/* before, to the writes: w1 -> w2; and r1 -> w2, w2 before r1 */
@@ -1642,14 +1640,7 @@ fold_deltas(isl_ctx *ctx, const struct model *m, const struct xacc_list *xl,
 
 		if (y->write || buffer_of(m->prog, y->acc) != b)
 			continue;
-		M = isl_union_map_empty(isl_space_params_alloc(ctx, 0));
-		for (i = 0; i < xl->n; i++) {
-			const struct xacc *x = &xl->x[i];
-
-			if (x->write && buffer_of(m->prog, x->acc) == b)
-				M = umap_add(M, rel(ctx, m, x->stmt, x->acc,
-				    y->stmt, y->acc, REL_LOGICAL, true));
-		}
+		M = writes_before(ctx, m, xl, b, y);
 		/* the value flow w1 -> r1: no write of the element between */
 		K = isl_union_map_apply_range(isl_union_map_copy(WW),
 		    isl_union_map_copy(M));
@@ -1720,8 +1711,7 @@ deltas_conflict(isl_set *delta, const dojo_program *prog, int b, int d,
 	isl_set_free(slot);
 	if (empty < 0)
 		return dojo_error_set("%s: dependence analysis failed: %s",
-		    prog->file, isl_ctx_last_error(ctx) == isl_error_alloc ?
-		    "isl ran out of memory" : "isl failed");
+		    prog->file, isl_why(ctx) ? isl_why(ctx) : "isl failed");
 	return !empty;
 }
 

@@ -7,6 +7,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 struct dojo_data {
 	dojo_program *prog;
@@ -103,6 +104,15 @@ double
 dojo_splitmix64_unit(uint64_t *state)
 {
 	return (double)(dojo_splitmix64(state) >> 11) / 9007199254740992.0;
+}
+
+double
+dojo_clock_seconds(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }
 
 static uint64_t

@@ -23,6 +23,9 @@ uint64_t dojo_splitmix64(uint64_t *state);
 /* The next number of the same generator as a double in [0, 1), 53 bits. */
 double dojo_splitmix64_unit(uint64_t *state);
 
+/* Seconds of CLOCK_MONOTONIC, for deadlines and elapsed times. */
+double dojo_clock_seconds(void);
+
 /* Fill every in and inout buffer with the seeded uniform values of the
  * documented generator (doc/ir.md): floats in [-1, 1), integers in
  * [-8, 8). */

@@ -6,7 +6,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 /* An access compiled to a flat offset: c + sum k[i] * it[d[i]], or per
  * dimension with slots when the buffer is folded. */
@@ -282,15 +281,6 @@ struct run {
 	unsigned ops;
 };
 
-static double
-now(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + t.tv_nsec * 1e-9;
-}
-
 /* Run "n"; -1 once the deadline has passed. */
 static int
 exec(const struct cnode *n, struct run *r)
@@ -301,7 +291,7 @@ exec(const struct cnode *n, struct run *r)
 	if (n->op) {
 		exec_op(n, r->it);
 		if (++r->ops % CLOCK_EVERY == 0 && r->deadline > 0 &&
-		    now() > r->deadline)
+		    dojo_clock_seconds() > r->deadline)
 			return -1;
 		return 0;
 	}
@@ -455,7 +445,7 @@ dojo_interp_run_limited(dojo_program *prog, dojo_data *data, double seconds)
 	struct compiler c = { prog, data };
 	struct cnode *root;
 	int64_t it[DOJO_MAX_DEPTH] = { 0 };
-	struct run r = { it, seconds > 0 ? now() + seconds : 0, 0 };
+	struct run r = { it, seconds > 0 ? dojo_clock_seconds() + seconds : 0, 0 };
 	int i, rc;
 
 	for (i = 0; i < prog->n; i++) {

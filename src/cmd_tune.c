@@ -3,6 +3,7 @@
 #include "command.h"
 #include "agents/agent.h"
 #include "agents/maxq.h"
+#include "ir/data.h"
 #include "ir/error.h"
 #include "ir/program.h"
 #include "src/env.h"
@@ -279,15 +280,6 @@ print_suggestions(dojo_player *player, int k)
 	return n < 0 ? -1 : 0;
 }
 
-static double
-now(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
-
 static int
 tune_run(int argc, char **argv)
 {
@@ -302,7 +294,7 @@ tune_run(int argc, char **argv)
 	char branch[64];
 	const char *file;
 	int rc, *path = NULL, n, best, k, last_best;
-	double t0 = now();
+	double t0 = dojo_clock_seconds();
 
 	rc = parse_args(&a, cmd, argc, argv);
 	if (rc)
@@ -378,7 +370,7 @@ tune_run(int argc, char **argv)
 		goto out_fail;
 	printf("# perfdojo tune %s --agent %s --seed %llu: %d measurements "
 	    "in %.1f s\n", file, agent->name,
-	    (unsigned long long)a.aopt.seed, dojo_env_used(env), now() - t0);
+	    (unsigned long long)a.aopt.seed, dojo_env_used(env), dojo_clock_seconds() - t0);
 	printf("# best: %.3fx, state %.7s, %d moves, branch %s\n",
 	    exp(dojo_env_reward(env, best)), dojo_env_state_id(env, best),
 	    n - 1, branch);

@@ -2,6 +2,7 @@
  * the keys, the ':' commands, background measurements, the main loop */
 #include "config.h"
 #include "explore.h"
+#include "ir/data.h"
 #include "ir/error.h"
 #include "ir/strbuf.h"
 #include "src/graph.h"
@@ -415,15 +416,6 @@ measure_done(struct explorer *ex, int status)
  * state, which moves its branch to each new best state; the explorer
  * reads the session as it grows. */
 
-static double
-now(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
-
 static void
 agent_done(struct explorer *ex, int status)
 {
@@ -465,8 +457,8 @@ poll_jobs(struct explorer *ex)
 		if (ex_job_poll(&ex->agent, &status)) {
 			running = true;
 			/* live: the agent's states as they come */
-			if (now() - ex->agent_refresh > 0.5) {
-				ex->agent_refresh = now();
+			if (dojo_clock_seconds() - ex->agent_refresh > 0.5) {
+				ex->agent_refresh = dojo_clock_seconds();
 				if (ex_reload(ex) < 0)
 					ex_message(ex, true, "%s",
 					    dojo_error_last());
@@ -726,7 +718,7 @@ cmd_agent(struct explorer *ex, const char *args)
 		ex_message(ex, true, "agent: %s", dojo_error_last());
 		return;
 	}
-	ex->agent_refresh = now();
+	ex->agent_refresh = dojo_clock_seconds();
 	ex_message(ex, false, "%s plays from %.7s%s", what, ex->head.commit,
 	    suggest ? "" : "  (p pauses, s stops: your turn)");
 }

@@ -1,6 +1,6 @@
 /* agent.c: the table of agents and the players that run them */
 #include "config.h"
-#include "agent.h"
+#include "agents/agent.h"
 #include "ir/data.h"
 
 #include <stdlib.h>

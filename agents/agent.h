@@ -1,6 +1,6 @@
 /* agent.h: players of the game, one table entry each
  *
- * A player plays on an environment (src/env.h) until its budget is spent:
+ * A player plays on an environment (src/core/env.h) until its budget is spent:
  * each call of dojo_player_step makes one step of the agent's own kind (a
  * move of a walk, a climb of greedy, a level of beam, an environment step
  * of Max-Q).  Players are deterministic for a given seed: the same seed
@@ -13,7 +13,7 @@
 #include <stdint.h>
 
 #include "ir/transform.h"
-#include "src/env.h"
+#include "src/core/env.h"
 
 struct dojo_agent_options {
 	uint64_t seed;

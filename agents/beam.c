@@ -4,7 +4,7 @@
  * or when a level is empty, a new beam starts from the best measured
  * states not yet expanded */
 #include "config.h"
-#include "agent.h"
+#include "agents/agent.h"
 
 #include <stdlib.h>
 #include <string.h>

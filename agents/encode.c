@@ -1,8 +1,8 @@
 /* encode.c: states and actions as vectors of numbers */
 #include "config.h"
-#include "encode.h"
-#include "ir/error.h"
-#include "src/env.h"
+#include "agents/encode.h"
+#include "src/util/error.h"
+#include "src/core/env.h"
 
 #include <ctype.h>
 #include <errno.h>

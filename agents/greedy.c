@@ -28,7 +28,7 @@
  * restart, of 1 to "depth" steps from the start.
  */
 #include "config.h"
-#include "agent.h"
+#include "agents/agent.h"
 
 #include <math.h>
 #include <stdlib.h>

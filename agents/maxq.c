@@ -1,9 +1,9 @@
 /* maxq.c: the Max-Q learner and the maxq agent */
 #include "config.h"
-#include "maxq.h"
-#include "agent.h"
-#include "encode.h"
-#include "qnet.h"
+#include "agents/maxq.h"
+#include "agents/agent.h"
+#include "agents/encode.h"
+#include "agents/qnet.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "src/env.h"
+#include "src/core/env.h"
 
 struct dojo_maxq_options {
 	uint64_t seed;

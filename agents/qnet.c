@@ -1,6 +1,6 @@
 /* qnet.c: the Q-network of the Max-Q player */
 #include "config.h"
-#include "qnet.h"
+#include "agents/qnet.h"
 #include "ir/data.h"
 
 #include <errno.h>

@@ -9,7 +9,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "ir/error.h"
+#include "src/util/error.h"
 
 #define DOJO_MODEL_MAGIC "perfdojo-model"
 #define DOJO_MODEL_VERSION 1

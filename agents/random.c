@@ -1,7 +1,7 @@
 /* random.c: the random player: random legal walks from the start, each
  * state on a walk measured, back to the start after "depth" steps */
 #include "config.h"
-#include "agent.h"
+#include "agents/agent.h"
 
 #include <stdlib.h>
 

@@ -29,7 +29,7 @@
  * step 4 is played, as one measurement.
  */
 #include "config.h"
-#include "agent.h"
+#include "agents/agent.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -1,7 +1,7 @@
 /* arith.c: divisors of 63-bit integers through their factorization */
 #include "config.h"
 
-#include "arith.h"
+#include "ir/arith.h"
 
 #include <stdbool.h>
 

@@ -1,7 +1,7 @@
 /* data.c: the values of a program's buffers; .npy files; seeded inputs */
 #include "config.h"
-#include "data.h"
-#include "program_private.h"
+#include "ir/data.h"
+#include "ir/program_private.h"
 
 #include <errno.h>
 #include <math.h>
@@ -104,15 +104,6 @@ double
 dojo_splitmix64_unit(uint64_t *state)
 {
 	return (double)(dojo_splitmix64(state) >> 11) / 9007199254740992.0;
-}
-
-double
-dojo_clock_seconds(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }
 
 static uint64_t

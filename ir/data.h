@@ -5,7 +5,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "program.h"
+#include "ir/program.h"
 
 typedef struct dojo_data dojo_data;
 
@@ -22,9 +22,6 @@ uint64_t dojo_data_count(dojo_data *data, int b);
 uint64_t dojo_splitmix64(uint64_t *state);
 /* The next number of the same generator as a double in [0, 1), 53 bits. */
 double dojo_splitmix64_unit(uint64_t *state);
-
-/* Seconds of CLOCK_MONOTONIC, for deadlines and elapsed times. */
-double dojo_clock_seconds(void);
 
 /* Fill every in and inout buffer with the seeded uniform values of the
  * documented generator (doc/ir.md): floats in [-1, 1), integers in

@@ -1,8 +1,8 @@
 /* deps.c: exact dependence analysis of a program with isl */
 #include "config.h"
-#include "deps.h"
-#include "program_private.h"
-#include "strbuf.h"
+#include "ir/deps.h"
+#include "ir/program_private.h"
+#include "src/util/strbuf.h"
 
 #include <isl/constraint.h>
 #include <isl/ctx.h>

@@ -1,7 +1,8 @@
 /* interp.c: the reference interpreter */
 #include "config.h"
-#include "interp.h"
-#include "program_private.h"
+#include "ir/interp.h"
+#include "ir/program_private.h"
+#include "src/util/clock.h"
 
 #include <math.h>
 #include <stdlib.h>

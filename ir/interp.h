@@ -2,8 +2,8 @@
 #ifndef DOJO_INTERP_H
 #define DOJO_INTERP_H
 
-#include "data.h"
-#include "program.h"
+#include "ir/data.h"
+#include "ir/program.h"
 
 /* Execute "prog" sequentially on "data" (see doc/ir.md for the arithmetic:
  * each operation computes in the element type of the array it writes). */

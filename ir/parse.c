@@ -1,6 +1,6 @@
 /* parse.c: read the .dojo text into a program tree (doc/ir.md sections 1-5) */
 #include "config.h"
-#include "program_private.h"
+#include "ir/program_private.h"
 
 #include <ctype.h>
 #include <stdarg.h>

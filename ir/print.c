@@ -1,7 +1,7 @@
 /* print.c: the canonical text of a program (doc/ir.md section 7) */
 #include "config.h"
-#include "program_private.h"
-#include "strbuf.h"
+#include "ir/program_private.h"
+#include "src/util/strbuf.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,6 +1,7 @@
 /* program.c: the persistent program tree: lifecycle, access, addresses */
 #include "config.h"
-#include "program_private.h"
+#include "ir/program_private.h"
+#include "src/util/sha1.h"
 
 #include <errno.h>
 #include <math.h>

@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "error.h"
+#include "src/util/error.h"
 
 #define DOJO_MAX_NAME 63	/* characters in a name */
 #define DOJO_MAX_DIMS 32	/* dimensions of a buffer */
@@ -130,10 +130,6 @@ int64_t dojo_double_to_int(double v);
 double dojo_update_identity(enum dojo_update u, enum dojo_dtype t);
 const char *dojo_loc_name(enum dojo_loc l);
 const char *dojo_role_name(enum dojo_role r);
-
-/* The hex SHA-1 of "prefix" ("plen" bytes) followed by "data". */
-void dojo_sha1_hex(char out[41], const char *prefix, size_t plen,
-    const char *data, size_t len);
 
 /* Whether "name" may name an array or buffer (not a keyword of the format,
  * C, C++ or CUDA, not reserved). */

@@ -2,7 +2,7 @@
 #ifndef DOJO_PROGRAM_PRIVATE_H
 #define DOJO_PROGRAM_PRIVATE_H
 
-#include "program.h"
+#include "ir/program.h"
 
 struct dojo_pos {
 	int line;

@@ -1,10 +1,10 @@
 /* transform.c: the moves of the game (doc/moves.md) */
 #include "config.h"
-#include "transform.h"
-#include "arith.h"
-#include "deps.h"
-#include "program_private.h"
-#include "strbuf.h"
+#include "ir/transform.h"
+#include "ir/arith.h"
+#include "ir/deps.h"
+#include "ir/program_private.h"
+#include "src/util/strbuf.h"
 
 #include <errno.h>
 #include <limits.h>

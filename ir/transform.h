@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "program.h"
+#include "ir/program.h"
 
 struct dojo_move;
 

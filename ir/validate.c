@@ -1,7 +1,7 @@
 /* validate.c: the rules a loaded program must satisfy (doc/ir.md section 6) */
 #include "config.h"
-#include "program_private.h"
-#include "deps.h"
+#include "ir/program_private.h"
+#include "ir/deps.h"
 
 #include <stdarg.h>
 #include <stdio.h>

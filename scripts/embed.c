@@ -12,14 +12,14 @@
 
 #include <libguile.h>
 
-#include "guile.h"
+#include "scripts/guile.h"
 
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "ir/error.h"
+#include "src/util/error.h"
 
 extern const char dojo_guile_module_text[];
 

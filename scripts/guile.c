@@ -13,7 +13,7 @@
 
 #include <libguile.h>
 
-#include "guile.h"
+#include "scripts/guile.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -27,9 +27,9 @@
 #include "ir/program.h"
 #include "ir/transform.h"
 #include "agents/agent.h"
-#include "src/env.h"
-#include "src/measure.h"
-#include "src/session.h"
+#include "src/core/env.h"
+#include "targets/measure.h"
+#include "src/core/session.h"
 #include "targets/runner.h"
 
 /* The interpreter refuses programs whose buffers need more than this
@@ -559,7 +559,7 @@ prim_measure(SCM p, SCM baseline, SCM db, SCM fresh, SCM timeout,
 }
 #undef FUNC_NAME
 
-/* Sessions (src/session.h). */
+/* Sessions (src/core/session.h). */
 
 static SCM
 wrap_session(__dojo_take dojo_session *session)

@@ -3,7 +3,7 @@
 #define DOJO_TARGET_C_H
 
 #include "ir/program.h"
-#include "ir/strbuf.h"
+#include "src/util/strbuf.h"
 
 /* The name of the emitted function: void dojo_kernel(void **args), args
  * being the kernel arguments (heap buffers with a role) in the order of

@@ -3,7 +3,8 @@
 #include "targets/runner.h"
 #include "targets/c.h"
 #include "ir/program.h"
-#include "ir/strbuf.h"
+#include "src/util/strbuf.h"
+#include "src/util/sha1.h"
 
 #include <dirent.h>
 #include <dlfcn.h>

@@ -1,7 +1,7 @@
 /* draw.c: the explorer's screen: layout, panes, status, dumps */
 #include "config.h"
-#include "explore.h"
-#include "ir/error.h"
+#include "ui/explore.h"
+#include "src/util/error.h"
 
 #define NCURSES_WIDECHAR 1
 #include <curses.h>

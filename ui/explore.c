@@ -1,12 +1,13 @@
 /* explore.c: the terminal explorer: the model (session, cursor, moves),
  * the keys, the ':' commands, background measurements, the main loop */
 #include "config.h"
-#include "explore.h"
+#include "ui/explore.h"
 #include "ir/data.h"
-#include "ir/error.h"
-#include "ir/strbuf.h"
-#include "src/graph.h"
+#include "src/util/error.h"
+#include "src/util/strbuf.h"
+#include "src/core/graph.h"
 #include "targets/c.h"
+#include "src/util/clock.h"
 
 #define NCURSES_WIDECHAR 1
 #include <curses.h>

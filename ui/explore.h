@@ -9,7 +9,7 @@
 
 #include "ir/program.h"
 #include "ir/transform.h"
-#include "src/session.h"
+#include "src/core/session.h"
 
 struct dojo_explore_options {
 	const char *file;		/* the kernel */

@@ -1,9 +1,9 @@
 /* graphview.c: the explorer's graph view: the dependence graph around the
  * cursor (or whole), or the session's tree, drawn from Graphviz's layout */
 #include "config.h"
-#include "explore.h"
-#include "ir/error.h"
-#include "src/graph.h"
+#include "ui/explore.h"
+#include "src/util/error.h"
+#include "src/core/graph.h"
 
 #define NCURSES_WIDECHAR 1
 #include <curses.h>

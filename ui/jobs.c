@@ -2,8 +2,8 @@
  * perfdojo on the current state: a measurement, an agent.  The explorer
  * polls them between keys and never waits for one. */
 #include "config.h"
-#include "explore.h"
-#include "ir/error.h"
+#include "ui/explore.h"
+#include "src/util/error.h"
 #include "targets/runner.h"
 
 #include <errno.h>

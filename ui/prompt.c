@@ -1,7 +1,7 @@
 /* prompt.c: the ':' command line and the '/' search, GNU readline in its
  * callback mode, drawn by curses on the last line */
 #include "config.h"
-#include "explore.h"
+#include "ui/explore.h"
 
 #define NCURSES_WIDECHAR 1
 #include <curses.h>

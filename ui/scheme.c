@@ -1,8 +1,8 @@
 /* scheme.c: Guile in the explorer: ':scheme EXPR', ':move NAME' (a move
  * written in Scheme), key bindings and the init file */
 #include "config.h"
-#include "explore.h"
-#include "ir/error.h"
+#include "ui/explore.h"
+#include "src/util/error.h"
 #include "scripts/guile.h"
 
 #define NCURSES_WIDECHAR 1

@@ -6,9 +6,9 @@
 #include "agents/encode.h"
 #include "agents/maxq.h"
 #include "agents/qnet.h"
-#include "ir/error.h"
+#include "src/util/error.h"
 #include "ir/program.h"
-#include "src/env.h"
+#include "src/core/env.h"
 #include "tests/unit/unit.h"
 
 #include <math.h>

@@ -7,7 +7,7 @@
 
 #include "ir/program.h"
 #include "ir/transform.h"
-#include "src/measure.h"
+#include "targets/measure.h"
 #include "targets/runner.h"
 
 #include <cblas.h>

@@ -1,8 +1,8 @@
-/* test_graph.c: the layout and canvas of src/graph.h on graphs built by
+/* test_graph.c: the layout and canvas of src/core/graph.h on graphs built by
  * hand (any Agraph_t, as the exploration tree will be), and the
  * neighbourhood of highlighted nodes */
 #include "config.h"
-#include "src/graph.h"
+#include "src/core/graph.h"
 #include "tests/unit/unit.h"
 
 #include <stdlib.h>

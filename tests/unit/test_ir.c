@@ -1,13 +1,14 @@
 /* test_ir.c: unit tests of the program representation and interpreter */
 #include "config.h"
 #include "unit.h"
+#include "src/util/sha1.h"
 
 #include "ir/arith.h"
 #include "ir/data.h"
 #include "ir/interp.h"
 #include "ir/program.h"
 #include "ir/program_private.h"
-#include "ir/strbuf.h"
+#include "src/util/strbuf.h"
 #include "ir/transform.h"
 
 #include <math.h>

@@ -1,6 +1,6 @@
 /* cmd_show.c: perfdojo show, check: read, validate, print canonical text */
 #include "config.h"
-#include "command.h"
+#include "src/cmd/command.h"
 #include "ir/program.h"
 
 #include <getopt.h>

@@ -1,8 +1,8 @@
 /* cmd_emit.c: perfdojo emit: the generated code of a kernel */
 #include "config.h"
-#include "command.h"
+#include "src/cmd/command.h"
 #include "ir/program.h"
-#include "ir/strbuf.h"
+#include "src/util/strbuf.h"
 #include "targets/c.h"
 
 #include <errno.h>

@@ -1,7 +1,7 @@
 /* cmd_explore.c: perfdojo explore: the terminal explorer */
 #include "config.h"
-#include "explore.h"
-#include "src/command.h"
+#include "ui/explore.h"
+#include "src/cmd/command.h"
 
 #include <getopt.h>
 #include <stdio.h>

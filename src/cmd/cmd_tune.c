@@ -1,13 +1,14 @@
 /* cmd_tune.c: perfdojo tune and perfdojo train: players at work */
 #include "config.h"
-#include "command.h"
+#include "src/cmd/command.h"
 #include "agents/agent.h"
 #include "agents/maxq.h"
 #include "ir/data.h"
-#include "ir/error.h"
+#include "src/util/error.h"
 #include "ir/program.h"
-#include "src/env.h"
-#include "src/session.h"
+#include "src/core/env.h"
+#include "src/core/session.h"
+#include "src/util/clock.h"
 
 #include <errno.h>
 #include <signal.h>

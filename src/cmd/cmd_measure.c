@@ -1,8 +1,8 @@
 /* cmd_measure.c: perfdojo measure: the time of a kernel, checked, cached */
 #include "config.h"
-#include "command.h"
-#include "measure.h"
-#include "session.h"
+#include "src/cmd/command.h"
+#include "targets/measure.h"
+#include "src/core/session.h"
 #include "ir/program.h"
 
 #include <getopt.h>

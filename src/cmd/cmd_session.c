@@ -1,12 +1,12 @@
 /* cmd_session.c: perfdojo log, checkout, replay, undo, redo, branch: the
  * exploration history */
 #include "config.h"
-#include "command.h"
-#include "ir/error.h"
+#include "src/cmd/command.h"
+#include "src/util/error.h"
 #include "ir/program.h"
-#include "ir/strbuf.h"
+#include "src/util/strbuf.h"
 #include "ir/transform.h"
-#include "src/session.h"
+#include "src/core/session.h"
 
 #include <getopt.h>
 #include <stdio.h>

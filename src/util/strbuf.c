@@ -1,6 +1,6 @@
 /* strbuf.c: growable strings */
 #include "config.h"
-#include "strbuf.h"
+#include "src/util/strbuf.h"
 
 #include <math.h>
 #include <stdarg.h>

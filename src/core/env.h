@@ -28,7 +28,7 @@
 
 #include "ir/program.h"
 #include "ir/transform.h"
-#include "src/measure.h"
+#include "targets/measure.h"
 
 typedef struct dojo_env dojo_env;
 

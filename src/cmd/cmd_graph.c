@@ -1,10 +1,10 @@
 /* cmd_graph.c: perfdojo graph: the dependence graph of a kernel as DOT,
  * SVG, PNG or text */
 #include "config.h"
-#include "command.h"
+#include "src/cmd/command.h"
 #include "ir/program.h"
-#include "src/graph.h"
-#include "src/session.h"
+#include "src/core/graph.h"
+#include "src/core/session.h"
 
 #include <errno.h>
 #include <getopt.h>

@@ -1,6 +1,6 @@
 /* cmd_run.c: perfdojo run: execute a kernel, write or checksum outputs */
 #include "config.h"
-#include "command.h"
+#include "src/cmd/command.h"
 #include "ir/data.h"
 #include "ir/interp.h"
 #include "ir/program.h"

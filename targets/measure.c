@@ -1,10 +1,11 @@
 /* measure.c: measurements of kernels, checked and kept in SQLite */
 #include "config.h"
-#include "measure.h"
+#include "targets/measure.h"
 #include "ir/data.h"
 #include "ir/interp.h"
-#include "ir/strbuf.h"
+#include "src/util/strbuf.h"
 #include "targets/c.h"
+#include "src/util/sha1.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,7 +1,7 @@
 /* main.c: perfdojo, the command: dispatch over the command table */
 #include "config.h"
-#include "command.h"
-#include "ir/error.h"
+#include "src/cmd/command.h"
+#include "src/util/error.h"
 
 #include <errno.h>
 #include <getopt.h>

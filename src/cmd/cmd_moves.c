@@ -1,10 +1,10 @@
 /* cmd_moves.c: perfdojo actions, apply: the legal moves and taking them */
 #include "config.h"
-#include "command.h"
+#include "src/cmd/command.h"
 #include "ir/program.h"
 #include "ir/transform.h"
-#include "src/measure.h"
-#include "src/session.h"
+#include "targets/measure.h"
+#include "src/core/session.h"
 
 #include <errno.h>
 #include <getopt.h>

@@ -20,7 +20,7 @@
 #include <stddef.h>
 
 #include "ir/program.h"
-#include "src/measure.h"
+#include "targets/measure.h"
 
 typedef struct dojo_session dojo_session;
 

@@ -1,8 +1,8 @@
 /* session.c: the exploration history, a git repository (libgit2) */
 #include "config.h"
-#include "session.h"
-#include "ir/error.h"
-#include "ir/strbuf.h"
+#include "src/core/session.h"
+#include "src/util/error.h"
+#include "src/util/strbuf.h"
 #include "ir/transform.h"
 
 #include <errno.h>

@@ -2,7 +2,7 @@
  * DOT/SVG/PNG output, and a character canvas for the terminal.  Every
  * call into Graphviz is in this file. */
 #include "config.h"
-#include "graph.h"
+#include "src/core/graph.h"
 
 #include <errno.h>
 #include <math.h>
@@ -13,9 +13,9 @@
 #include <graphviz/gvc.h>
 
 #include "ir/deps.h"
-#include "ir/error.h"
-#include "ir/strbuf.h"
-#include "src/session.h"
+#include "src/util/error.h"
+#include "src/util/strbuf.h"
+#include "src/core/session.h"
 
 /*
  * Graphviz's own messages: kept from stderr, the last one turned into our

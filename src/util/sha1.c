@@ -1,7 +1,8 @@
 /* sha1.c: SHA-1 (FIPS 180-4), for git-compatible state ids */
 #include "config.h"
-#include "program_private.h"
+#include "src/util/sha1.h"
 
+#include <stdint.h>
 #include <string.h>
 
 struct sha1 {

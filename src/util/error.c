@@ -1,6 +1,6 @@
 /* error.c: the per-thread last error of the core */
 #include "config.h"
-#include "error.h"
+#include "src/util/error.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -1,6 +1,6 @@
 /* env.c: the game as an environment for players */
 #include "config.h"
-#include "env.h"
+#include "src/core/env.h"
 #include "targets/runner.h"
 
 #include <math.h>

@@ -1,7 +1,7 @@
 /* cmd_script.c: perfdojo script: run a Guile script with (perfdojo) */
 #include "config.h"
-#include "command.h"
-#include "ir/error.h"
+#include "src/cmd/command.h"
+#include "src/util/error.h"
 #include "scripts/guile.h"
 
 #include <errno.h>

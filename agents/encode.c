@@ -535,6 +535,7 @@ static void
 action_features(float *v, const struct dojo_action *a)
 {
 	int m = dojo_action_move_index(a), i;
+	float named;
 
 	memset(v, 0, DOJO_ENCODE_ACTION_DIM * sizeof *v);
 	v[m < N_MOVES ? m : N_MOVES - 1] = 1;
@@ -547,8 +548,9 @@ action_features(float *v, const struct dojo_action *a)
 	    0;
 	v[i++] = a->nnum > 1 ? (float)log2(1.0 + fabs((double)a->num[1])) / 8 :
 	    0;
-	v[i++] = a->name[0] ? 1 : 0;
-	v[i + a->loc] = a->name[0] ? 1 : 0;		/* 4 locations */
+	named = a->buffer[0] || a->array[0];
+	v[i++] = named;
+	v[i + a->loc] = named;				/* 4 locations */
 	i += 4;
 	v[i++] = (float)a->nperm / 4;
 }

@@ -455,7 +455,7 @@ tile_moves(dojo_env *env, int s, int *from, struct dojo_action *last,
 static int
 explore(dojo_maxq *mq, const struct dojo_action *actions, int n, int nt)
 {
-	int nkinds = dojo_moves_count() + 1;	/* the last: the tiles */
+	int nkinds = dojo_move_count() + 1;	/* the last: the tiles */
 	int *count = calloc(nkinds, sizeof *count);
 	int nk = 0, kind, i, pick;
 

@@ -18,7 +18,7 @@
 #define REG_BUDGET 256			/* elements of one register buffer */
 #define UNROLL_MAX 64
 
-struct dojo_moves {
+struct dojo_legality {
 	dojo_program *prog;
 	dojo_deps *deps;	/* computed when first needed */
 	bool gpu;
@@ -42,19 +42,19 @@ struct dojo_move {
 	const char *help;
 	char flag;		/* for the annotations */
 	bool gpu;		/* only for GPU targets */
-	int (*check)(dojo_moves *mv, const struct dojo_action *a);
-	dojo_program *(*apply)(dojo_moves *mv, const struct dojo_action *a);
-	int (*inverse)(struct dojo_action *out, dojo_moves *mv,
+	int (*check)(dojo_legality *mv, const struct dojo_action *a);
+	dojo_program *(*apply)(dojo_legality *mv, const struct dojo_action *a);
+	int (*inverse)(struct dojo_action *out, dojo_legality *mv,
 	    const struct dojo_action *a);
 	/* candidate values of the integer argument "i" (NULL: none) */
-	int (*values)(dojo_moves *mv, const struct dojo_action *a, int i,
+	int (*values)(dojo_legality *mv, const struct dojo_action *a, int i,
 	    int64_t *out, int max);
 };
 
 static const struct dojo_move moves[];
 static const int n_moves;
 
-static int check_flags_after(dojo_moves *mv, const struct dojo_action *a,
+static int check_flags_after(dojo_legality *mv, const struct dojo_action *a,
     const char *touched);
 static const struct dojo_move *find_move(const char *name, size_t len);
 
@@ -113,7 +113,7 @@ siblings(dojo_program *prog, const int *path, int n, int *count)
 }
 
 static int
-need_node(const struct dojo_action *a, dojo_moves *mv, struct dojo_node **out)
+need_node(const struct dojo_action *a, dojo_legality *mv, struct dojo_node **out)
 {
 	char addr[256];
 
@@ -126,7 +126,7 @@ need_node(const struct dojo_action *a, dojo_moves *mv, struct dojo_node **out)
 }
 
 static int
-need_scope(const struct dojo_action *a, dojo_moves *mv, struct dojo_node **out)
+need_scope(const struct dojo_action *a, dojo_legality *mv, struct dojo_node **out)
 {
 	char addr[256];
 
@@ -140,7 +140,7 @@ need_scope(const struct dojo_action *a, dojo_moves *mv, struct dojo_node **out)
 }
 
 static dojo_deps *
-deps_of(dojo_moves *mv)
+deps_of(dojo_legality *mv)
 {
 	if (!mv->deps)
 		mv->deps = dojo_deps_new(mv->prog);
@@ -149,7 +149,7 @@ deps_of(dojo_moves *mv)
 
 /* Refuse "a" when the query finds a dependence: "would ... DEP". */
 static int
-check_deps(dojo_moves *mv, const struct dojo_action *a,
+check_deps(dojo_legality *mv, const struct dojo_action *a,
     const struct dojo_dep_query *q, const char *what)
 {
 	struct dojo_strbuf sb;
@@ -551,7 +551,7 @@ split_aff(struct dojo_aff *aff, void *payload)
 }
 
 static int
-split_values(dojo_moves *mv, const struct dojo_action *a, int i,
+split_values(dojo_legality *mv, const struct dojo_action *a, int i,
     int64_t *out, int max)
 {
 	struct dojo_node *s = node_at(mv->prog, a->path, a->npath);
@@ -562,7 +562,7 @@ split_values(dojo_moves *mv, const struct dojo_action *a, int i,
 }
 
 static int
-split_check(dojo_moves *mv, const struct dojo_action *a)
+split_check(dojo_legality *mv, const struct dojo_action *a)
 {
 	struct dojo_node *s;
 	int64_t f = a->num[0];
@@ -595,7 +595,7 @@ split_flags(char flag, char *outer, char *inner)
 }
 
 static dojo_program *
-split_apply(dojo_moves *mv, const struct dojo_action *a)
+split_apply(dojo_legality *mv, const struct dojo_action *a)
 {
 	struct dojo_node *s = node_at(mv->prog, a->path, a->npath);
 	struct split_ctx c = { a->npath - 1, a->num[0] };
@@ -620,7 +620,7 @@ split_apply(dojo_moves *mv, const struct dojo_action *a)
 }
 
 static int
-split_inverse(struct dojo_action *out, dojo_moves *mv,
+split_inverse(struct dojo_action *out, dojo_legality *mv,
     const struct dojo_action *a)
 {
 	return inverse_at(out, a, "join", 0, 0);
@@ -660,7 +660,7 @@ join_aff(struct dojo_aff *aff, void *payload)
 }
 
 static int
-join_check(dojo_moves *mv, const struct dojo_action *a)
+join_check(dojo_legality *mv, const struct dojo_action *a)
 {
 	struct dojo_node *s, *c, *t;
 	struct join_ctx jc;
@@ -694,7 +694,7 @@ join_check(dojo_moves *mv, const struct dojo_action *a)
 }
 
 static dojo_program *
-join_apply(dojo_moves *mv, const struct dojo_action *a)
+join_apply(dojo_legality *mv, const struct dojo_action *a)
 {
 	struct dojo_node *s = node_at(mv->prog, a->path, a->npath);
 	struct dojo_node *c = s->kids[0], *n;
@@ -712,7 +712,7 @@ join_apply(dojo_moves *mv, const struct dojo_action *a)
 }
 
 static int
-join_inverse(struct dojo_action *out, dojo_moves *mv,
+join_inverse(struct dojo_action *out, dojo_legality *mv,
     const struct dojo_action *a)
 {
 	struct dojo_node *s = node_at(mv->prog, a->path, a->npath);
@@ -739,7 +739,7 @@ swap_aff(struct dojo_aff *aff, void *payload)
 }
 
 static int
-swap_check(dojo_moves *mv, const struct dojo_action *a)
+swap_check(dojo_legality *mv, const struct dojo_action *a)
 {
 	struct dojo_dep_query q = { 0 };
 	struct dojo_node *s;
@@ -760,7 +760,7 @@ swap_check(dojo_moves *mv, const struct dojo_action *a)
 }
 
 static dojo_program *
-swap_apply(dojo_moves *mv, const struct dojo_action *a)
+swap_apply(dojo_legality *mv, const struct dojo_action *a)
 {
 	struct dojo_node *s = node_at(mv->prog, a->path, a->npath);
 	struct dojo_node *c = s->kids[0], *outer, *inner;
@@ -783,7 +783,7 @@ swap_apply(dojo_moves *mv, const struct dojo_action *a)
 }
 
 static int
-self_inverse(struct dojo_action *out, dojo_moves *mv,
+self_inverse(struct dojo_action *out, dojo_legality *mv,
     const struct dojo_action *a)
 {
 	*out = *a;
@@ -795,7 +795,7 @@ self_inverse(struct dojo_action *out, dojo_moves *mv,
  */
 
 static int
-fuse_check(dojo_moves *mv, const struct dojo_action *a)
+fuse_check(dojo_legality *mv, const struct dojo_action *a)
 {
 	struct dojo_dep_query q = { 0 };
 	struct dojo_node *s, *t, **sib;
@@ -828,7 +828,7 @@ fuse_check(dojo_moves *mv, const struct dojo_action *a)
 }
 
 static dojo_program *
-fuse_apply(dojo_moves *mv, const struct dojo_action *a)
+fuse_apply(dojo_legality *mv, const struct dojo_action *a)
 {
 	struct dojo_node **sib, *s, *t, *n;
 	int nsib, i, at = a->path[a->npath - 1];
@@ -859,7 +859,7 @@ fuse_apply(dojo_moves *mv, const struct dojo_action *a)
 }
 
 static int
-fuse_inverse(struct dojo_action *out, dojo_moves *mv,
+fuse_inverse(struct dojo_action *out, dojo_legality *mv,
     const struct dojo_action *a)
 {
 	struct dojo_node *s = node_at(mv->prog, a->path, a->npath);
@@ -868,7 +868,7 @@ fuse_inverse(struct dojo_action *out, dojo_moves *mv,
 }
 
 static int
-fission_values(dojo_moves *mv, const struct dojo_action *a, int i,
+fission_values(dojo_legality *mv, const struct dojo_action *a, int i,
     int64_t *out, int max)
 {
 	struct dojo_node *s = node_at(mv->prog, a->path, a->npath);
@@ -882,7 +882,7 @@ fission_values(dojo_moves *mv, const struct dojo_action *a, int i,
 }
 
 static int
-fission_check(dojo_moves *mv, const struct dojo_action *a)
+fission_check(dojo_legality *mv, const struct dojo_action *a)
 {
 	struct dojo_dep_query q = { 0 };
 	struct dojo_node *s;
@@ -912,7 +912,7 @@ fission_check(dojo_moves *mv, const struct dojo_action *a)
 }
 
 static dojo_program *
-fission_apply(dojo_moves *mv, const struct dojo_action *a)
+fission_apply(dojo_legality *mv, const struct dojo_action *a)
 {
 	struct dojo_node *s = node_at(mv->prog, a->path, a->npath);
 	struct dojo_node *part[2];
@@ -933,7 +933,7 @@ fission_apply(dojo_moves *mv, const struct dojo_action *a)
 }
 
 static int
-fission_inverse(struct dojo_action *out, dojo_moves *mv,
+fission_inverse(struct dojo_action *out, dojo_legality *mv,
     const struct dojo_action *a)
 {
 	return inverse_at(out, a, "fuse", 0, 0);
@@ -944,7 +944,7 @@ fission_inverse(struct dojo_action *out, dojo_moves *mv,
  */
 
 static int
-reorder_check(dojo_moves *mv, const struct dojo_action *a)
+reorder_check(dojo_legality *mv, const struct dojo_action *a)
 {
 	struct dojo_dep_query q = { 0 };
 	struct dojo_node *x;
@@ -967,7 +967,7 @@ reorder_check(dojo_moves *mv, const struct dojo_action *a)
 }
 
 static dojo_program *
-reorder_apply(dojo_moves *mv, const struct dojo_action *a)
+reorder_apply(dojo_legality *mv, const struct dojo_action *a)
 {
 	struct dojo_node **sib, **kids;
 	int nsib, i, at = a->path[a->npath - 1];
@@ -1155,7 +1155,7 @@ nested_product(dojo_program *prog, const int *path, int n,
  * to it (doc/moves.md) are each thread's own, so their dependences do not
  * count. */
 static int
-check_threads_deps(dojo_moves *mv, const struct dojo_action *a,
+check_threads_deps(dojo_legality *mv, const struct dojo_action *a,
     struct dojo_dep_query *q, const int *path, int n)
 {
 	dojo_deps *deps = deps_of(mv);
@@ -1178,7 +1178,7 @@ check_threads_deps(dojo_moves *mv, const struct dojo_action *a,
 /* Whether the scope "s" at "path" may carry flag "f" (its own flag, if
  * any, aside); "a" names the move in the refusal. */
 static int
-flag_legal(dojo_moves *mv, const struct dojo_action *a, const int *path,
+flag_legal(dojo_legality *mv, const struct dojo_action *a, const int *path,
     int n, const struct dojo_node *s, char f)
 {
 	struct dojo_dep_query q = { 0 };
@@ -1257,7 +1257,7 @@ flag_legal(dojo_moves *mv, const struct dojo_action *a, const int *path,
 }
 
 static int
-annotate_check(dojo_moves *mv, const struct dojo_action *a)
+annotate_check(dojo_legality *mv, const struct dojo_action *a)
 {
 	struct dojo_node *s;
 
@@ -1272,7 +1272,7 @@ annotate_check(dojo_moves *mv, const struct dojo_action *a)
 /* Every flagged scope under "node" at "path" keeps its flag legal; 0, or
  * -1 with the reason of the first that does not. */
 static int
-flags_hold(dojo_moves *mv, struct dojo_node *node, int *path, int n)
+flags_hold(dojo_legality *mv, struct dojo_node *node, int *path, int n)
 {
 	struct dojo_action ann;
 	int i, m;
@@ -1317,22 +1317,22 @@ any_flag(struct dojo_node **kids, int n)
  * accesses the move changes: with the buffers it adds, the only ones
  * whose dependences are asked about again. */
 static int
-check_flags_after(dojo_moves *mv, const struct dojo_action *a,
+check_flags_after(dojo_legality *mv, const struct dojo_action *a,
     const char *touched)
 {
 	char why[DOJO_ERROR_MAX];
 	int path[DOJO_MAX_DEPTH], i, b, r = 0;
 	const char *failure;
-	dojo_moves *after;
+	dojo_legality *after;
 	dojo_program *p;
 	const char *colon;
 
 	if (!any_flag(mv->prog->kids, mv->prog->n))
 		return 0;
-	p = dojo_moves_apply_unchecked(mv, a);
+	p = dojo_legality_apply_unchecked(mv, a);
 	if (!p)
 		return -1;
-	after = dojo_moves_new(p, mv->gpu ? "cuda" : "c");
+	after = dojo_legality_new(p, mv->gpu ? "cuda" : "c");
 	if (after && touched) {
 		/* the dependences of the other buffers are those of this
 		 * state, whose flags hold: only "touched" and the new
@@ -1340,7 +1340,7 @@ check_flags_after(dojo_moves *mv, const struct dojo_action *a,
 		after->recheck = calloc(p->decls->nbuf, sizeof *after->recheck);
 		if (!after->recheck) {
 			dojo_error_set("out of memory");
-			dojo_moves_free(after);
+			dojo_legality_free(after);
 			after = NULL;
 		}
 		for (b = 0; after && b < p->decls->nbuf; b++)
@@ -1358,7 +1358,7 @@ check_flags_after(dojo_moves *mv, const struct dojo_action *a,
 	}
 	failure = after && after->deps ? dojo_deps_failure(after->deps) : NULL;
 	if (!after || failure || (r < 0 && !refused)) {
-		/* not decided (dojo_moves_check says so) */
+		/* not decided (dojo_legality_check says so) */
 		if (failure)
 			dojo_error_set("%s", failure);
 		refused = false;
@@ -1371,13 +1371,13 @@ check_flags_after(dojo_moves *mv, const struct dojo_action *a,
 		refuse(a, "the result would break '%s': %s", why,
 		    colon ? colon + 2 : "");
 	}
-	dojo_moves_free(after);
+	dojo_legality_free(after);
 	dojo_program_free(p);
 	return r;
 }
 
 static dojo_program *
-set_flag(dojo_moves *mv, const struct dojo_action *a, char flag)
+set_flag(dojo_legality *mv, const struct dojo_action *a, char flag)
 {
 	struct dojo_node *s = node_at(mv->prog, a->path, a->npath);
 	struct dojo_node *n = node_dup(s);
@@ -1389,13 +1389,13 @@ set_flag(dojo_moves *mv, const struct dojo_action *a, char flag)
 }
 
 static dojo_program *
-annotate_apply(dojo_moves *mv, const struct dojo_action *a)
+annotate_apply(dojo_legality *mv, const struct dojo_action *a)
 {
 	return set_flag(mv, a, a->move->flag);
 }
 
 static int
-annotate_inverse(struct dojo_action *out, dojo_moves *mv,
+annotate_inverse(struct dojo_action *out, dojo_legality *mv,
     const struct dojo_action *a)
 {
 	*out = *a;
@@ -1404,7 +1404,7 @@ annotate_inverse(struct dojo_action *out, dojo_moves *mv,
 }
 
 static int
-clear_check(dojo_moves *mv, const struct dojo_action *a)
+clear_check(dojo_legality *mv, const struct dojo_action *a)
 {
 	struct dojo_node *s;
 
@@ -1427,13 +1427,13 @@ clear_check(dojo_moves *mv, const struct dojo_action *a)
 }
 
 static dojo_program *
-clear_apply(dojo_moves *mv, const struct dojo_action *a)
+clear_apply(dojo_legality *mv, const struct dojo_action *a)
 {
 	return set_flag(mv, a, 0);
 }
 
 static int
-clear_inverse(struct dojo_action *out, dojo_moves *mv,
+clear_inverse(struct dojo_action *out, dojo_legality *mv,
     const struct dojo_action *a)
 {
 	struct dojo_node *s = node_at(mv->prog, a->path, a->npath);
@@ -1452,7 +1452,7 @@ clear_inverse(struct dojo_action *out, dojo_moves *mv,
  * indexed by scopes not unrolled, bounds; when "array" names an array,
  * also a read of it, or of the array the move adds, before a write. */
 static int
-check_result(dojo_moves *mv, const struct dojo_action *a, const char *array)
+check_result(dojo_legality *mv, const struct dojo_action *a, const char *array)
 {
 	char why[DOJO_ERROR_MAX];
 	const char *m, *colon;
@@ -1460,7 +1460,7 @@ check_result(dojo_moves *mv, const struct dojo_action *a, const char *array)
 	bool *arrays = NULL;
 	int r, k;
 
-	p = dojo_moves_apply_unchecked(mv, a);
+	p = dojo_legality_apply_unchecked(mv, a);
 	if (!p)
 		return -1;
 	r = dojo_program_validate_structure(p);
@@ -1480,7 +1480,7 @@ check_result(dojo_moves *mv, const struct dojo_action *a, const char *array)
 	}
 	if (r == -2) {
 		dojo_program_free(p);
-		return -1;	/* not decided (dojo_moves_check) */
+		return -1;	/* not decided (dojo_legality_check) */
 	}
 	if (r < 0) {
 		/* drop the FILE:LINE:COL: of the generated text */
@@ -1499,7 +1499,7 @@ check_result(dojo_moves *mv, const struct dojo_action *a, const char *array)
  */
 
 static int
-need_buffer(const struct dojo_action *a, dojo_moves *mv, const char *name,
+need_buffer(const struct dojo_action *a, dojo_legality *mv, const char *name,
     int *out)
 {
 	*out = dojo_program_find_buffer(mv->prog, name);
@@ -1520,14 +1520,14 @@ buffer_count(const struct dojo_buffer *b)
 }
 
 static int
-move_check(dojo_moves *mv, const struct dojo_action *a)
+move_check(dojo_legality *mv, const struct dojo_action *a)
 {
 	struct reg_ctx rc;
 	struct scan sc;
 	const struct dojo_buffer *b;
 	int bi;
 
-	if (need_buffer(a, mv, a->name, &bi) < 0)
+	if (need_buffer(a, mv, a->buffer, &bi) < 0)
 		return -1;
 	b = &mv->prog->decls->buf[bi];
 	if (b->role != DOJO_TEMP)
@@ -1614,23 +1614,23 @@ with_decls(dojo_program *prog, struct dojo_decls *d)
 }
 
 static dojo_program *
-move_apply(dojo_moves *mv, const struct dojo_action *a)
+move_apply(dojo_legality *mv, const struct dojo_action *a)
 {
 	struct dojo_decls *d = decls_copy(mv->prog->decls);
 
 	if (!d)
 		return NULL;
-	d->buf[dojo_program_find_buffer(mv->prog, a->name)].loc = a->loc;
+	d->buf[dojo_program_find_buffer(mv->prog, a->buffer)].loc = a->loc;
 	return with_decls(mv->prog, d);
 }
 
 static int
-move_inverse(struct dojo_action *out, dojo_moves *mv,
+move_inverse(struct dojo_action *out, dojo_legality *mv,
     const struct dojo_action *a)
 {
 	*out = *a;
 	out->loc = mv->prog->decls->buf[dojo_program_find_buffer(mv->prog,
-	    a->name)].loc;
+	    a->buffer)].loc;
 	return 0;
 }
 
@@ -1645,10 +1645,10 @@ backs_one_array(dojo_program *prog, int b)
 }
 
 static int
-fold_values(dojo_moves *mv, const struct dojo_action *a, int i,
+fold_values(dojo_legality *mv, const struct dojo_action *a, int i,
     int64_t *out, int max)
 {
-	int b = dojo_program_find_buffer(mv->prog, a->name), n = 0;
+	int b = dojo_program_find_buffer(mv->prog, a->buffer), n = 0;
 	int64_t e;
 
 	if (b < 0)
@@ -1668,14 +1668,14 @@ fold_values(dojo_moves *mv, const struct dojo_action *a, int i,
 }
 
 static int
-fold_check(dojo_moves *mv, const struct dojo_action *a)
+fold_check(dojo_legality *mv, const struct dojo_action *a)
 {
 	const struct dojo_buffer *b;
 	char why[DOJO_ERROR_MAX];
 	int64_t d = a->num[0];
 	int bi, r;
 
-	if (need_buffer(a, mv, a->name, &bi) < 0)
+	if (need_buffer(a, mv, a->buffer, &bi) < 0)
 		return -1;
 	b = &mv->prog->decls->buf[bi];
 	if (b->role != DOJO_TEMP)
@@ -1699,23 +1699,23 @@ fold_check(dojo_moves *mv, const struct dojo_action *a)
 		return -1;
 	if (r > 0)
 		return refuse(a, "%s", why);
-	return check_flags_after(mv, a, a->name);
+	return check_flags_after(mv, a, a->buffer);
 }
 
 static dojo_program *
-fold_apply(dojo_moves *mv, const struct dojo_action *a)
+fold_apply(dojo_legality *mv, const struct dojo_action *a)
 {
 	struct dojo_decls *d = decls_copy(mv->prog->decls);
 
 	if (!d)
 		return NULL;
-	d->buf[dojo_program_find_buffer(mv->prog, a->name)].fold[a->num[0]] =
+	d->buf[dojo_program_find_buffer(mv->prog, a->buffer)].fold[a->num[0]] =
 	    a->num[1];
 	return with_decls(mv->prog, d);
 }
 
 static int
-fold_inverse(struct dojo_action *out, dojo_moves *mv,
+fold_inverse(struct dojo_action *out, dojo_legality *mv,
     const struct dojo_action *a)
 {
 	*out = *a;
@@ -1725,10 +1725,10 @@ fold_inverse(struct dojo_action *out, dojo_moves *mv,
 }
 
 static int
-unfold_values(dojo_moves *mv, const struct dojo_action *a, int i,
+unfold_values(dojo_legality *mv, const struct dojo_action *a, int i,
     int64_t *out, int max)
 {
-	int b = dojo_program_find_buffer(mv->prog, a->name), d, n = 0;
+	int b = dojo_program_find_buffer(mv->prog, a->buffer), d, n = 0;
 
 	if (b < 0)
 		return 0;
@@ -1739,70 +1739,70 @@ unfold_values(dojo_moves *mv, const struct dojo_action *a, int i,
 }
 
 static int
-unfold_check(dojo_moves *mv, const struct dojo_action *a)
+unfold_check(dojo_legality *mv, const struct dojo_action *a)
 {
 	int bi;
 
-	if (need_buffer(a, mv, a->name, &bi) < 0)
+	if (need_buffer(a, mv, a->buffer, &bi) < 0)
 		return -1;
 	if (a->num[0] < 0 || a->num[0] >= mv->prog->decls->buf[bi].ndim ||
 	    !mv->prog->decls->buf[bi].fold[a->num[0]])
 		return refuse(a, "dimension %lld of '%s' is not folded",
-		    (long long)a->num[0], a->name);
+		    (long long)a->num[0], a->buffer);
 	return 0;
 }
 
 static dojo_program *
-unfold_apply(dojo_moves *mv, const struct dojo_action *a)
+unfold_apply(dojo_legality *mv, const struct dojo_action *a)
 {
 	struct dojo_decls *d = decls_copy(mv->prog->decls);
 
 	if (!d)
 		return NULL;
-	d->buf[dojo_program_find_buffer(mv->prog, a->name)].fold[a->num[0]] = 0;
+	d->buf[dojo_program_find_buffer(mv->prog, a->buffer)].fold[a->num[0]] = 0;
 	return with_decls(mv->prog, d);
 }
 
 static int
-unfold_inverse(struct dojo_action *out, dojo_moves *mv,
+unfold_inverse(struct dojo_action *out, dojo_legality *mv,
     const struct dojo_action *a)
 {
 	*out = *a;
 	out->move = find_move("fold", 4);
 	out->num[1] = mv->prog->decls->buf[dojo_program_find_buffer(mv->prog,
-	    a->name)].fold[a->num[0]];
+	    a->buffer)].fold[a->num[0]];
 	out->nnum = 2;
 	return 0;
 }
 
 static int
-reuse_check(dojo_moves *mv, const struct dojo_action *a)
+reuse_check(dojo_legality *mv, const struct dojo_action *a)
 {
 	const struct dojo_buffer *b, *ab;
 	int bi, ai, abi, i, r;
 
-	if (need_buffer(a, mv, a->name, &bi) < 0)
+	if (need_buffer(a, mv, a->buffer, &bi) < 0)
 		return -1;
-	ai = dojo_program_find_array(mv->prog, a->name2);
+	ai = dojo_program_find_array(mv->prog, a->array);
 	if (ai < 0)
-		return refuse(a, "unknown array '%s'", a->name2);
+		return refuse(a, "unknown array '%s'", a->array);
 	b = &mv->prog->decls->buf[bi];
 	abi = mv->prog->decls->arr[ai].buffer;
 	ab = &mv->prog->decls->buf[abi];
 	if (abi == bi)
-		return refuse(a, "'%s' already backs '%s'", b->name, a->name2);
+		return refuse(a, "'%s' already backs '%s'", b->name, a->array);
 	if (b->role != DOJO_TEMP || ab->role != DOJO_TEMP)
 		return refuse(a, "both must be temporaries");
 	if (!backs_one_array(mv->prog, abi))
 		return refuse(a, "the buffer of '%s' backs other arrays",
-		    a->name2);
+		    a->array);
 	if (b->dtype != ab->dtype || b->ndim != ab->ndim)
 		return refuse(a, "'%s' and '%s' differ in type or shape",
-		    b->name, a->name2);
+		    b->name, a->array);
 	for (i = 0; i < b->ndim; i++)
 		if (b->ext[i] != ab->ext[i] || b->fold[i] || ab->fold[i])
 			return refuse(a, "'%s' and '%s' differ in shape (or "
-			    "are folded)", b->name, a->name2);
+			    "are folded)", b->name, a->array);
 	if (!deps_of(mv))
 		return -1;
 	r = dojo_deps_lifetimes_overlap(deps_of(mv), bi, abi);
@@ -1810,18 +1810,18 @@ reuse_check(dojo_moves *mv, const struct dojo_action *a)
 		return -1;
 	if (r > 0)
 		return refuse(a, "the live ranges of '%s' and '%s' overlap",
-		    b->name, a->name2);
+		    b->name, a->array);
 	if (check_result(mv, a, NULL) < 0)
 		return -1;
-	return check_flags_after(mv, a, a->name);
+	return check_flags_after(mv, a, a->buffer);
 }
 
 static dojo_program *
-reuse_apply(dojo_moves *mv, const struct dojo_action *a)
+reuse_apply(dojo_legality *mv, const struct dojo_action *a)
 {
 	struct dojo_decls *d = decls_copy(mv->prog->decls);
-	int bi = dojo_program_find_buffer(mv->prog, a->name);
-	int ai = dojo_program_find_array(mv->prog, a->name2);
+	int bi = dojo_program_find_buffer(mv->prog, a->buffer);
+	int ai = dojo_program_find_array(mv->prog, a->array);
 	int drop, i;
 
 	if (!d)
@@ -1972,7 +1972,7 @@ box_access(struct scan *sc, struct dojo_access *acc, bool write)
 }
 
 static int
-cache_box(dojo_moves *mv, const struct dojo_action *a, struct box *bx)
+cache_box(dojo_legality *mv, const struct dojo_action *a, struct box *bx)
 {
 	struct dojo_node *x;
 	struct scan sc;
@@ -1980,12 +1980,12 @@ cache_box(dojo_moves *mv, const struct dojo_action *a, struct box *bx)
 
 	memset(bx, 0, sizeof *bx);
 	bx->prog = mv->prog;
-	bx->array = dojo_program_find_array(mv->prog, a->name);
+	bx->array = dojo_program_find_array(mv->prog, a->array);
 	bx->p = a->npath - 1;
 	if (need_node(a, mv, &x) < 0)
 		return -1;
 	if (bx->array < 0)
-		return refuse(a, "unknown array '%s'", a->name);
+		return refuse(a, "unknown array '%s'", a->array);
 	memset(&sc, 0, sizeof sc);
 	sc.fn = box_access;
 	sc.payload = bx;
@@ -1994,14 +1994,14 @@ cache_box(dojo_moves *mv, const struct dojo_action *a, struct box *bx)
 	sc.depth = bx->p;
 	scan_tree(&sc, x);
 	if (bx->n == 0)
-		return refuse(a, "the subtree does not access '%s'", a->name);
+		return refuse(a, "the subtree does not access '%s'", a->array);
 	if (bx->alias)
 		return refuse(a, "the subtree accesses another array of the "
-		    "buffer of '%s'", a->name);
+		    "buffer of '%s'", a->array);
 	if (bx->uneven)
 		return refuse(a, "the footprint of '%s' is not a box of "
 		    "constant size (the accesses move differently with the "
-		    "outer scopes)", a->name);
+		    "outer scopes)", a->array);
 	/* a dense write whose range is the whole box covers it */
 	for (k = 0; k < bx->ndense && !bx->covered; k++) {
 		for (i = 0; i < bx->prog->decls->buf[
@@ -2017,7 +2017,7 @@ cache_box(dojo_moves *mv, const struct dojo_action *a, struct box *bx)
 }
 
 static int
-cache_check(dojo_moves *mv, const struct dojo_action *a)
+cache_check(dojo_legality *mv, const struct dojo_action *a)
 {
 	struct box bx;
 	const struct dojo_buffer *buf;
@@ -2031,7 +2031,7 @@ cache_check(dojo_moves *mv, const struct dojo_action *a)
 	buf = &mv->prog->decls->buf[mv->prog->decls->arr[bx.array].buffer];
 	for (i = 0; i < buf->ndim; i++) {
 		if (buf->fold[i])
-			return refuse(a, "'%s' is folded", a->name);
+			return refuse(a, "'%s' is folded", a->array);
 		count *= (uint64_t)(bx.hi[i] - bx.lo[i] + 1);
 	}
 	if (a->loc == DOJO_STACK &&
@@ -2052,9 +2052,9 @@ cache_check(dojo_moves *mv, const struct dojo_action *a)
 				return refuse(a, "the copies would unroll %lld "
 				    "iterations, over %d", (long long)(bx.hi[i] -
 				    bx.lo[i] + 1), UNROLL_MAX);
-	if (check_result(mv, a, a->name) < 0)
+	if (check_result(mv, a, a->array) < 0)
 		return -1;
-	return check_flags_after(mv, a, a->name);
+	return check_flags_after(mv, a, a->array);
 }
 
 
@@ -2159,7 +2159,7 @@ out_free:
 }
 
 static dojo_program *
-cache_build(dojo_moves *mv, const struct dojo_action *a, int copy_in,
+cache_build(dojo_legality *mv, const struct dojo_action *a, int copy_in,
     const int *perm, enum dojo_loc loc, const char *suffix)
 {
 	struct dojo_node *x = node_at(mv->prog, a->path, a->npath);
@@ -2181,10 +2181,10 @@ cache_build(dojo_moves *mv, const struct dojo_action *a, int copy_in,
 	for (k = 1;; k++) {
 		if (k == 1)
 			snprintf(name, sizeof name, "%.*s_%s", DOJO_MAX_NAME - 2,
-			    a->name, suffix);
+			    a->array, suffix);
 		else
 			snprintf(name, sizeof name, "%.*s_%s%d",
-			    DOJO_MAX_NAME - 6, a->name, suffix, k % 10000);
+			    DOJO_MAX_NAME - 6, a->array, suffix, k % 10000);
 		if (dojo_program_find_buffer(mv->prog, name) < 0 &&
 		    dojo_program_find_array(mv->prog, name) < 0)
 			break;
@@ -2246,7 +2246,7 @@ cache_build(dojo_moves *mv, const struct dojo_action *a, int copy_in,
 
 /* Without a copy-in when X writes the whole box before reading it. */
 static dojo_program *
-cache_apply(dojo_moves *mv, const struct dojo_action *a)
+cache_apply(dojo_legality *mv, const struct dojo_action *a)
 {
 	static const int identity[DOJO_MAX_DIMS] = {
 		0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17,
@@ -2286,7 +2286,7 @@ cache_apply(dojo_moves *mv, const struct dojo_action *a)
  */
 
 static int
-pack_check(dojo_moves *mv, const struct dojo_action *a)
+pack_check(dojo_legality *mv, const struct dojo_action *a)
 {
 	struct box bx;
 	const struct dojo_buffer *buf;
@@ -2298,10 +2298,10 @@ pack_check(dojo_moves *mv, const struct dojo_action *a)
 	buf = &mv->prog->decls->buf[mv->prog->decls->arr[bx.array].buffer];
 	if (bx.writes)
 		return refuse(a, "the subtree writes '%s' (pack copies in only; "
-		    "use cache)", a->name);
+		    "use cache)", a->array);
 	if (a->nperm != buf->ndim)
 		return refuse(a, "the order names %d dimensions, '%s' has %d",
-		    a->nperm, a->name, buf->ndim);
+		    a->nperm, a->array, buf->ndim);
 	for (i = 0; i < a->nperm; i++) {
 		if (a->perm[i] < 0 || a->perm[i] >= buf->ndim || seen[a->perm[i]])
 			return refuse(a, "the order is not a permutation of "
@@ -2310,14 +2310,14 @@ pack_check(dojo_moves *mv, const struct dojo_action *a)
 	}
 	for (i = 0; i < buf->ndim; i++)
 		if (buf->fold[i])
-			return refuse(a, "'%s' is folded", a->name);
-	if (check_result(mv, a, a->name) < 0)
+			return refuse(a, "'%s' is folded", a->array);
+	if (check_result(mv, a, a->array) < 0)
 		return -1;
-	return check_flags_after(mv, a, a->name);
+	return check_flags_after(mv, a, a->array);
 }
 
 static dojo_program *
-pack_apply(dojo_moves *mv, const struct dojo_action *a)
+pack_apply(dojo_legality *mv, const struct dojo_action *a)
 {
 	return cache_build(mv, a, true, a->perm, DOJO_HEAP, "p");
 }
@@ -2328,7 +2328,7 @@ pack_apply(dojo_moves *mv, const struct dojo_action *a)
  */
 
 static int
-rfactor_check(dojo_moves *mv, const struct dojo_action *a)
+rfactor_check(dojo_legality *mv, const struct dojo_action *a)
 {
 	struct dojo_node *s, *l, *op;
 	dojo_deps *deps;
@@ -2385,7 +2385,7 @@ partial_access(int array, int d)
 }
 
 static dojo_program *
-rfactor_apply(dojo_moves *mv, const struct dojo_action *a)
+rfactor_apply(dojo_legality *mv, const struct dojo_action *a)
 {
 	struct dojo_node *s = node_at(mv->prog, a->path, a->npath);
 	struct dojo_node *l = s->kids[0], *op = l->kids[0];
@@ -2544,7 +2544,7 @@ hoist_other(struct scan *sc, struct dojo_access *acc, bool write)
 }
 
 static int
-hoist_check(dojo_moves *mv, const struct dojo_action *a)
+hoist_check(dojo_legality *mv, const struct dojo_action *a)
 {
 	struct hoist_ctx hc;
 	struct scan sc;
@@ -2598,7 +2598,7 @@ hoist_check(dojo_moves *mv, const struct dojo_action *a)
 }
 
 static dojo_program *
-hoist_apply(dojo_moves *mv, const struct dojo_action *a)
+hoist_apply(dojo_legality *mv, const struct dojo_action *a)
 {
 	struct dojo_node *x = node_at(mv->prog, a->path, a->npath);
 	struct dojo_node *s = node_at(mv->prog, a->path, a->npath - 1);
@@ -2679,7 +2679,7 @@ static const struct dojo_move moves[] = {
 static const int n_moves = sizeof moves / sizeof *moves;
 
 int
-dojo_moves_count(void)
+dojo_move_count(void)
 {
 	return n_moves;
 }
@@ -2793,8 +2793,7 @@ dojo_action_parse(struct dojo_action *out, const char *text)
 			if (len > DOJO_MAX_NAME)
 				return dojo_error_set("%s: name too long",
 				    out->move->name);
-			strcpy(*args == 'A' && out->move->args[0] == 'B' ?
-			    out->name2 : out->name, word);
+			strcpy(*args == 'A' ? out->array : out->buffer, word);
 			break;
 		case 'P':
 			for (w = word; ; ) {
@@ -2869,11 +2868,10 @@ dojo_action_format(char *out, size_t len, const struct dojo_action *a)
 			n = strlen(out);
 			break;
 		case 'B':
-			n += snprintf(out + n, len - n, " %s", a->name);
+			n += snprintf(out + n, len - n, " %s", a->buffer);
 			break;
 		case 'A':
-			n += snprintf(out + n, len - n, " %s",
-			    a->move->args[0] == 'B' ? a->name2 : a->name);
+			n += snprintf(out + n, len - n, " %s", a->array);
 			break;
 		case 'L':
 			n += snprintf(out + n, len - n, " %s",
@@ -2892,10 +2890,10 @@ dojo_action_format(char *out, size_t len, const struct dojo_action *a)
 	}
 }
 
-dojo_moves *
-dojo_moves_new(dojo_program *prog, const char *target)
+dojo_legality *
+dojo_legality_new(dojo_program *prog, const char *target)
 {
-	dojo_moves *mv = calloc(1, sizeof *mv);
+	dojo_legality *mv = calloc(1, sizeof *mv);
 
 	if (!mv) {
 		dojo_error_set("out of memory");
@@ -2907,7 +2905,7 @@ dojo_moves_new(dojo_program *prog, const char *target)
 }
 
 void
-dojo_moves_free(dojo_moves *mv)
+dojo_legality_free(dojo_legality *mv)
 {
 	if (!mv)
 		return;
@@ -2918,7 +2916,7 @@ dojo_moves_free(dojo_moves *mv)
 }
 
 int
-dojo_moves_check(dojo_moves *mv, const struct dojo_action *a)
+dojo_legality_check(dojo_legality *mv, const struct dojo_action *a)
 {
 	char text[256], why[DOJO_ERROR_MAX];
 	const char *failure;
@@ -2944,13 +2942,13 @@ dojo_moves_check(dojo_moves *mv, const struct dojo_action *a)
 }
 
 bool
-dojo_moves_undecided(const dojo_moves *mv)
+dojo_legality_undecided(const dojo_legality *mv)
 {
 	return mv->undecided;
 }
 
 dojo_program *
-dojo_moves_apply_unchecked(dojo_moves *mv, const struct dojo_action *a)
+dojo_legality_apply_unchecked(dojo_legality *mv, const struct dojo_action *a)
 {
 	dojo_program *p = a->move->apply(mv, a);
 
@@ -2960,15 +2958,15 @@ dojo_moves_apply_unchecked(dojo_moves *mv, const struct dojo_action *a)
 }
 
 dojo_program *
-dojo_moves_apply(dojo_moves *mv, const struct dojo_action *a)
+dojo_legality_apply(dojo_legality *mv, const struct dojo_action *a)
 {
-	if (dojo_moves_check(mv, a) < 0)
+	if (dojo_legality_check(mv, a) < 0)
 		return NULL;
-	return dojo_moves_apply_unchecked(mv, a);
+	return dojo_legality_apply_unchecked(mv, a);
 }
 
 bool
-dojo_moves_reassociates(dojo_moves *mv, const struct dojo_action *a)
+dojo_legality_reassociates(dojo_legality *mv, const struct dojo_action *a)
 {
 	struct dojo_dep_query q = { 0 };
 	dojo_deps *deps;
@@ -2993,7 +2991,7 @@ dojo_moves_reassociates(dojo_moves *mv, const struct dojo_action *a)
 }
 
 int
-dojo_moves_inverse(struct dojo_action *out, dojo_moves *mv,
+dojo_legality_inverse(struct dojo_action *out, dojo_legality *mv,
     const struct dojo_action *a)
 {
 	if (!a->move->inverse)
@@ -3002,7 +3000,7 @@ dojo_moves_inverse(struct dojo_action *out, dojo_moves *mv,
 }
 
 struct list_ctx {
-	dojo_moves *mv;
+	dojo_legality *mv;
 	dojo_action_fn fn;
 	void *payload;
 	bool legal_only;
@@ -3011,7 +3009,7 @@ struct list_ctx {
 static int
 offer(struct list_ctx *c, const struct dojo_action *a)
 {
-	if (c->legal_only && dojo_moves_check(c->mv, a) < 0)
+	if (c->legal_only && dojo_legality_check(c->mv, a) < 0)
 		return c->mv->last_undecided ? -1 : 0;
 	return c->fn(a, c->payload);
 }
@@ -3059,13 +3057,13 @@ offer_names(struct list_ctx *c, struct dojo_action *a)
 		for (i = 0; i < prog->decls->nbuf; i++) {
 			if (prog->decls->buf[i].role != DOJO_TEMP)
 				continue;
-			strcpy(a->name, prog->decls->buf[i].name);
+			strcpy(a->buffer, prog->decls->buf[i].name);
 			for (j = 0; j < prog->decls->narr; j++) {
 				if (prog->decls->arr[j].buffer == i ||
 				    prog->decls->buf[prog->decls->arr[j].buffer].role
 				    != DOJO_TEMP)
 					continue;
-				strcpy(a->name2, prog->decls->arr[j].name);
+				strcpy(a->array, prog->decls->arr[j].name);
 				if ((r = offer(c, a)) != 0)
 					return r;
 			}
@@ -3076,7 +3074,7 @@ offer_names(struct list_ctx *c, struct dojo_action *a)
 		for (i = 0; i < prog->decls->nbuf; i++) {
 			if (prog->decls->buf[i].role != DOJO_TEMP)
 				continue;
-			strcpy(a->name, prog->decls->buf[i].name);
+			strcpy(a->buffer, prog->decls->buf[i].name);
 			if (strchr(args, 'L')) {
 				for (j = 0; j < 4; j++) {
 					a->loc = j;
@@ -3094,7 +3092,7 @@ offer_names(struct list_ctx *c, struct dojo_action *a)
 			int nd = prog->decls->buf[prog->decls->arr[i].buffer].ndim;
 			int k, np, q[DOJO_MAX_DIMS];
 
-			strcpy(a->name, prog->decls->arr[i].name);
+			strcpy(a->array, prog->decls->arr[i].name);
 			a->nperm = nd;
 			/* every order of up to 3 dimensions; else identity and
 			 * reversed */
@@ -3120,7 +3118,7 @@ offer_names(struct list_ctx *c, struct dojo_action *a)
 	}
 	if (strchr(args, 'A')) {
 		for (i = 0; i < prog->decls->narr; i++) {
-			strcpy(a->name, prog->decls->arr[i].name);
+			strcpy(a->array, prog->decls->arr[i].name);
 			for (j = DOJO_STACK; j <= DOJO_REG; j++) {
 				a->loc = j;
 				if ((r = offer(c, a)) != 0)
@@ -3156,7 +3154,7 @@ offer_tree(struct list_ctx *c, struct dojo_action *a, struct dojo_node *node,
 }
 
 static int
-enumerate(dojo_moves *mv, const int *at, int nat, dojo_action_fn fn,
+enumerate(dojo_legality *mv, const int *at, int nat, dojo_action_fn fn,
     void *payload, bool legal_only)
 {
 	struct list_ctx c = { mv, fn, payload, legal_only };
@@ -3184,14 +3182,14 @@ enumerate(dojo_moves *mv, const int *at, int nat, dojo_action_fn fn,
 }
 
 int
-dojo_moves_list(dojo_moves *mv, const int *at, int nat, dojo_action_fn fn,
+dojo_legality_list(dojo_legality *mv, const int *at, int nat, dojo_action_fn fn,
     void *payload)
 {
 	return enumerate(mv, at, nat, fn, payload, true);
 }
 
 int
-dojo_moves_candidates(dojo_moves *mv, const int *at, int nat,
+dojo_legality_candidates(dojo_legality *mv, const int *at, int nat,
     dojo_action_fn fn, void *payload)
 {
 	return enumerate(mv, at, nat, fn, payload, false);
@@ -3202,15 +3200,15 @@ dojo_program_apply_text(dojo_program *prog, const char *text,
     const char *target)
 {
 	struct dojo_action a;
-	dojo_moves *mv;
+	dojo_legality *mv;
 	dojo_program *p;
 
 	if (dojo_action_parse(&a, text) < 0)
 		return NULL;
-	mv = dojo_moves_new(prog, target);
+	mv = dojo_legality_new(prog, target);
 	if (!mv)
 		return NULL;
-	p = dojo_moves_apply(mv, &a);
-	dojo_moves_free(mv);
+	p = dojo_legality_apply(mv, &a);
+	dojo_legality_free(mv);
 	return p;
 }

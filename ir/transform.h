@@ -15,8 +15,8 @@ struct dojo_action {
 	const struct dojo_move *move;
 	int path[DOJO_MAX_DEPTH];	/* S or X */
 	int npath;			/* 0: the move names no node */
-	char name[DOJO_MAX_NAME + 1];	/* B */
-	char name2[DOJO_MAX_NAME + 1];	/* A */
+	char buffer[DOJO_MAX_NAME + 1];	/* B */
+	char array[DOJO_MAX_NAME + 1];	/* A */
 	int64_t num[2];			/* f, k, d, n */
 	int nnum;
 	enum dojo_loc loc;		/* LOC */
@@ -25,7 +25,7 @@ struct dojo_action {
 };
 
 /* The moves, in the order of the action set. */
-int dojo_moves_count(void);
+int dojo_move_count(void);
 const char *dojo_move_name(int i);
 /* The index of an action's move in the table (0 .. count - 1). */
 int dojo_action_move_index(const struct dojo_action *a);
@@ -37,31 +37,32 @@ int dojo_action_parse(struct dojo_action *out, const char *text);
 /* The action's text, as it parses back. */
 void dojo_action_format(char *out, size_t len, const struct dojo_action *a);
 
-/* The moves of one program for one target ("c" or "cuda"); the
- * dependences are computed once, when first needed. */
-typedef struct dojo_moves dojo_moves;
-__dojo_give dojo_moves *dojo_moves_new(__dojo_keep dojo_program *prog,
+/* The legality context of one program for one target ("c" or "cuda"):
+ * what decides, lists and applies its moves; the dependences are computed
+ * once, when first needed. */
+typedef struct dojo_legality dojo_legality;
+__dojo_give dojo_legality *dojo_legality_new(__dojo_keep dojo_program *prog,
     const char *target);
-void dojo_moves_free(__dojo_take dojo_moves *mv);
+void dojo_legality_free(__dojo_take dojo_legality *mv);
 
 /* 0 when "a" is legal; -1 with the reason ("ACTION: why") otherwise.
  * When legality could not be decided (isl or memory failed), -1 with
- * "ACTION: legality could not be decided: why", and dojo_moves_undecided
+ * "ACTION: legality could not be decided: why", and dojo_legality_undecided
  * says so from then on: the move is refused, never taken as legal. */
-int dojo_moves_check(dojo_moves *mv, const struct dojo_action *a);
-bool dojo_moves_undecided(const dojo_moves *mv);
+int dojo_legality_check(dojo_legality *mv, const struct dojo_action *a);
+bool dojo_legality_undecided(const dojo_legality *mv);
 /* The program after a legal "a", or NULL with the reason. */
-__dojo_give dojo_program *dojo_moves_apply(dojo_moves *mv,
+__dojo_give dojo_program *dojo_legality_apply(dojo_legality *mv,
     const struct dojo_action *a);
 /* The program after "a", assumed legal (no check). */
-__dojo_give dojo_program *dojo_moves_apply_unchecked(dojo_moves *mv,
+__dojo_give dojo_program *dojo_legality_apply_unchecked(dojo_legality *mv,
     const struct dojo_action *a);
 /* Whether the legal "a" changes the order in which a reduction
  * accumulates (results then agree within a tolerance, doc/moves.md). */
-bool dojo_moves_reassociates(dojo_moves *mv, const struct dojo_action *a);
+bool dojo_legality_reassociates(dojo_legality *mv, const struct dojo_action *a);
 /* The action that undoes "a" (applied to this program), if the move has an
  * inverse; -1 otherwise. */
-int dojo_moves_inverse(struct dojo_action *out, dojo_moves *mv,
+int dojo_legality_inverse(struct dojo_action *out, dojo_legality *mv,
     const struct dojo_action *a);
 
 /* Call "fn" on every legal action, in a stable order; only those at the
@@ -69,10 +70,10 @@ int dojo_moves_inverse(struct dojo_action *out, dojo_moves *mv,
  * and the reason at the first action whose legality could not be
  * decided: a list is whole or an error. */
 typedef int (*dojo_action_fn)(const struct dojo_action *a, void *payload);
-int dojo_moves_list(dojo_moves *mv, const int *at, int nat, dojo_action_fn fn,
+int dojo_legality_list(dojo_legality *mv, const int *at, int nat, dojo_action_fn fn,
     void *payload);
 /* Every candidate action, legal or not, at "at" (or everywhere). */
-int dojo_moves_candidates(dojo_moves *mv, const int *at, int nat,
+int dojo_legality_candidates(dojo_legality *mv, const int *at, int nat,
     dojo_action_fn fn, void *payload);
 
 /* Parse, check and apply the action text "text" to "prog". */

@@ -41,7 +41,7 @@
 struct handle {
 	struct handle *prev, *next;	/* live: a ring; dead: "next" only */
 	dojo_program *prog;
-	dojo_moves *moves;		/* NULL until needed */
+	dojo_legality *moves;		/* NULL until needed */
 	char target[8];			/* the target of "moves" */
 	dojo_session *session;
 };
@@ -64,7 +64,7 @@ reap(void)
 	pthread_mutex_unlock(&handles_lock);
 	for (; h; h = next) {
 		next = h->next;
-		dojo_moves_free(h->moves);
+		dojo_legality_free(h->moves);
 		dojo_program_free(h->prog);
 		dojo_session_free(h->session);
 		free(h);
@@ -168,7 +168,7 @@ check_string(SCM obj, int pos, const char *who)
 }
 
 /* The moves of "h" for "target" ("c" or "cuda"), kept in the handle. */
-static dojo_moves *
+static dojo_legality *
 handle_moves(struct handle *h, const char *target)
 {
 	if (strcmp(target, "c") && strcmp(target, "cuda")) {
@@ -177,8 +177,8 @@ handle_moves(struct handle *h, const char *target)
 	}
 	if (h->moves && strcmp(h->target, target) == 0)
 		return h->moves;
-	dojo_moves_free(h->moves);
-	h->moves = dojo_moves_new(h->prog, target);
+	dojo_legality_free(h->moves);
+	h->moves = dojo_legality_new(h->prog, target);
 	snprintf(h->target, sizeof h->target, "%s", target);
 	return h->moves;
 }
@@ -271,7 +271,7 @@ prim_program_id(SCM p)
 }
 #undef FUNC_NAME
 
-/* The actions listed by dojo_moves_list, as C strings. */
+/* The actions listed by dojo_legality_list, as C strings. */
 struct action_list {
 	char **v;
 	size_t n, cap;
@@ -305,7 +305,7 @@ prim_legal_actions(SCM p, SCM address, SCM target)
 	struct action_list l = { NULL, 0, 0 };
 	int path[DOJO_MAX_DEPTH], npath = 0, rc = -1;
 	char *at = NULL, *t;
-	dojo_moves *mv;
+	dojo_legality *mv;
 	SCM list = SCM_EOL;
 	size_t i;
 
@@ -327,7 +327,7 @@ prim_legal_actions(SCM p, SCM address, SCM target)
 	if (!mv)
 		goto out;
 	dojo_error_clear();
-	rc = dojo_moves_list(mv, path, npath, collect_action, &l);
+	rc = dojo_legality_list(mv, path, npath, collect_action, &l);
 	if (rc != 0 && !*dojo_error_last())
 		rc = 0;
 out:
@@ -350,12 +350,12 @@ out:
 
 /* Parse "action" for "p" and find the moves for "target"; NULL with the
  * last error set. */
-static dojo_moves *
+static dojo_legality *
 action_moves(struct dojo_action *out, struct handle *h, SCM action,
     SCM target)
 {
 	char *a = scm_to_utf8_string(action), *t = scm_to_utf8_string(target);
-	dojo_moves *mv = NULL;
+	dojo_legality *mv = NULL;
 
 	if (dojo_action_parse(out, a) == 0)
 		mv = handle_moves(h, t);
@@ -370,7 +370,7 @@ prim_action_refusal(SCM p, SCM action, SCM target)
 {
 	struct handle *h = unwrap_program(p, 1, FUNC_NAME);
 	struct dojo_action a;
-	dojo_moves *mv;
+	dojo_legality *mv;
 
 	check_string(action, 2, FUNC_NAME);
 	check_string(target, 3, FUNC_NAME);
@@ -378,7 +378,7 @@ prim_action_refusal(SCM p, SCM action, SCM target)
 	mv = action_moves(&a, h, action, target);
 	if (!mv)
 		throw_last_error();
-	if (dojo_moves_check(mv, &a) == 0)
+	if (dojo_legality_check(mv, &a) == 0)
 		return SCM_BOOL_F;
 	return scm_from_utf8_string(dojo_error_last());
 }
@@ -391,13 +391,13 @@ prim_apply_action(SCM p, SCM action, SCM target)
 	struct handle *h = unwrap_program(p, 1, FUNC_NAME);
 	struct dojo_action a;
 	dojo_program *next;
-	dojo_moves *mv;
+	dojo_legality *mv;
 
 	check_string(action, 2, FUNC_NAME);
 	check_string(target, 3, FUNC_NAME);
 	reap();
 	mv = action_moves(&a, h, action, target);
-	if (!mv || !(next = dojo_moves_apply(mv, &a)))
+	if (!mv || !(next = dojo_legality_apply(mv, &a)))
 		throw_last_error();
 	return wrap_program(next);
 }

@@ -165,7 +165,7 @@ ex_cursor_address(struct explorer *ex, char *out, size_t len)
 static void
 move_score(struct explorer *ex, struct ex_move *m, const struct dojo_action *a)
 {
-	dojo_program *next = dojo_moves_apply_unchecked(ex->moves, a);
+	dojo_program *next = dojo_legality_apply_unchecked(ex->moves, a);
 	char state[41];
 	int i;
 
@@ -224,7 +224,7 @@ add_move(const struct dojo_action *a, void *payload)
 		for (i = 0; i < ex->nlegal; i++)
 			if (strcmp(ex->mv[i].action, m->action) == 0)
 				return 0;
-		if (dojo_moves_check(ex->moves, a) == 0)
+		if (dojo_legality_check(ex->moves, a) == 0)
 			return 0;
 		snprintf(m->reason, sizeof m->reason, "%s", dojo_error_last());
 	} else if (c->any_measured) {
@@ -250,13 +250,13 @@ ex_rebuild_moves(struct explorer *ex)
 		return;
 	for (i = 0; i < ex->nrows && !c.any_measured; i++)
 		c.any_measured = ex->rows[i].e.m.measured;
-	if ((ex->all_moves || n > 0) && dojo_moves_list(ex->moves, path,
+	if ((ex->all_moves || n > 0) && dojo_legality_list(ex->moves, path,
 	    ex->all_moves ? 0 : n, add_move, &c) < 0)
 		ex_message(ex, true, "%s", dojo_error_last());
 	ex->nlegal = ex->nmv;
 	c.legal = false;
 	if (!ex->all_moves && n > 0)
-		dojo_moves_candidates(ex->moves, path, n, add_move, &c);
+		dojo_legality_candidates(ex->moves, path, n, add_move, &c);
 	ex->mv_sel = 0;
 	for (n = 0; keep[0] && n < ex->nmv; n++)
 		if (strcmp(ex->mv[n].action, keep) == 0)
@@ -281,8 +281,8 @@ ex_reload(struct explorer *ex)
 	if (dojo_session_rows(ex->session, &ex->rows, &ex->nrows) < 0)
 		return -1;
 	ex->prog = dojo_session_program(ex->session);
-	dojo_moves_free(ex->moves);
-	ex->moves = dojo_moves_new(ex->prog, ex->target);
+	dojo_legality_free(ex->moves);
+	ex->moves = dojo_legality_new(ex->prog, ex->target);
 	memset(&ex->head, 0, sizeof ex->head);
 	ex->has_best = false;
 	for (i = 0; i < ex->nrows; i++)
@@ -611,17 +611,20 @@ cmd_emit(struct explorer *ex, const char *args)
 static void
 cmd_graph(struct explorer *ex, const char *args)
 {
-	static const char *const modes[] = { "around", "all", "history" };
+	static const char *const modes[GRAPH_MODES] = {
+		[GRAPH_AROUND] = "around", [GRAPH_ALL] = "all",
+		[GRAPH_HISTORY] = "history",
+	};
 	int i;
 
 	if (strcmp(args, "off") == 0) {
 		ex->graph_view = false;
 		return;
 	}
-	for (i = 0; *args && i < 3; i++)
+	for (i = 0; *args && i < GRAPH_MODES; i++)
 		if (strcmp(args, modes[i]) == 0)
 			break;
-	if (i == 3) {
+	if (i == GRAPH_MODES) {
 		ex_message(ex, true, "graph: around, all, history or off");
 		return;
 	}
@@ -1375,7 +1378,7 @@ explorer_release(struct explorer *ex)
 	free(ex->output);
 	ex_graph_release(ex);
 	dojo_graph_cleanup();
-	dojo_moves_free(ex->moves);
+	dojo_legality_free(ex->moves);
 	dojo_session_free(ex->session);
 }
 

@@ -66,12 +66,20 @@ struct ex_job {
 	bool paused;
 };
 
+/* What the graph view draws (":graph around|all|history"). */
+enum graph_mode {
+	GRAPH_AROUND,		/* the dependences around the cursor */
+	GRAPH_ALL,		/* every dependence of the kernel */
+	GRAPH_HISTORY,		/* the session's tree of states */
+	GRAPH_MODES
+};
+
 struct explorer {
 	const struct dojo_explore_options *opt;
 	const char *target;
 	dojo_session *session;
 	dojo_program *prog;		/* the session's current state */
-	dojo_moves *moves;
+	dojo_legality *moves;
 	char start_file[256];		/* the kernel's file name */
 
 	/* the program pane: lines, the cursor (line, cell), scrolling */
@@ -99,8 +107,7 @@ struct explorer {
 
 	/* the graph view, in the code pane's place */
 	bool graph_view, graph_fit;
-	int graph_mode;			/* 0 around the cursor, 1 all, 2 the
-					   session's tree */
+	enum graph_mode graph_mode;
 	struct dojo_layout *layout;
 	char layout_key[256];
 	int pan_x, pan_y;

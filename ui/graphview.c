@@ -65,10 +65,10 @@ update_layout(struct explorer *ex)
 	if (ex->layout && strcmp(key, ex->layout_key) == 0)
 		return 0;
 	ex_graph_release(ex);
-	if (ex->graph_mode == 2) {
+	if (ex->graph_mode == GRAPH_HISTORY) {
 		g = dojo_graph_history(ex->session);
 	} else {
-		if (n > 0 && ex->graph_mode == 0) {
+		if (n > 0 && ex->graph_mode == GRAPH_AROUND) {
 			opt.at = path;
 			opt.at_len = n;
 			opt.around = 1;
@@ -78,7 +78,7 @@ update_layout(struct explorer *ex)
 	if (!g)
 		return -1;
 	/* the operations under the cursor, in the whole graph too */
-	if (ex->graph_mode == 1 && n > 0) {
+	if (ex->graph_mode == GRAPH_ALL && n > 0) {
 		Agnode_t *node;
 
 		for (node = agfstnode(g); node; node = agnxtnode(g, node)) {
@@ -94,10 +94,10 @@ update_layout(struct explorer *ex)
 	dojo_graph_free(g);
 	if (!ex->layout)
 		return -1;
-	if (reason[0] && ex->graph_mode != 2)
+	if (reason[0] && ex->graph_mode != GRAPH_HISTORY)
 		highlight_refusal(ex->layout, reason);
 	/* the dependences of the highlighted operations, highlighted */
-	for (i = 0; ex->graph_mode != 2 &&
+	for (i = 0; ex->graph_mode != GRAPH_HISTORY &&
 	    i < dojo_layout_n_edges(ex->layout); i++) {
 		const struct dojo_layout_edge *e = dojo_layout_edge(ex->layout,
 		    i);
@@ -234,7 +234,7 @@ ex_graph_key(struct explorer *ex, int key, bool code)
 		ex->graph_fit = !ex->graph_fit;
 		return true;
 	case 'n':
-		ex->graph_mode = (ex->graph_mode + 1) % 3;
+		ex->graph_mode = (ex->graph_mode + 1) % GRAPH_MODES;
 		return true;
 	}
 	return false;

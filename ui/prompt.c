@@ -165,7 +165,7 @@ complete(const char *text, int start, int end)
 		struct action_words w = { args, rl_line_buffer + start - args };
 
 		if (ex->moves && (int)(args - rl_line_buffer) <= start)
-			dojo_moves_list(ex->moves, NULL, 0, action_word, &w);
+			dojo_legality_list(ex->moves, NULL, 0, action_word, &w);
 	} else if ((strncmp(line, "checkout", n) == 0 ||
 	    strncmp(line, "branch", n) == 0) && n > 0) {
 		char best[64];

@@ -23,7 +23,7 @@ print_action(const struct dojo_action *a, void *payload)
 }
 
 struct why_ctx {
-	dojo_moves *mv;
+	dojo_legality *mv;
 };
 
 static int
@@ -32,7 +32,7 @@ print_refused(const struct dojo_action *a, void *payload)
 	struct why_ctx *c = payload;
 	char text[512];
 
-	if (dojo_moves_check(c->mv, a) == 0) {
+	if (dojo_legality_check(c->mv, a) == 0) {
 		dojo_action_format(text, sizeof text, a);
 		puts(text);
 	} else {
@@ -58,7 +58,7 @@ actions_run(int argc, char **argv)
 	struct dojo_action a;
 	struct why_ctx wc;
 	dojo_program *prog;
-	dojo_moves *mv;
+	dojo_legality *mv;
 
 	opterr = 0;
 	optind = 1;
@@ -108,7 +108,7 @@ actions_run(int argc, char **argv)
 	prog = dojo_program_read_file(argv[optind]);
 	if (!prog)
 		return dojo_command_fail();
-	mv = dojo_moves_new(prog, target);
+	mv = dojo_legality_new(prog, target);
 	if (!mv)
 		goto out_free_prog;
 	if (npath && !dojo_program_lookup(prog, path, npath)) {
@@ -118,8 +118,8 @@ actions_run(int argc, char **argv)
 	if (why) {
 		if (dojo_action_parse(&a, why) < 0)
 			goto out_free_moves;
-		if (dojo_moves_check(mv, &a) < 0) {
-			if (dojo_moves_undecided(mv))
+		if (dojo_legality_check(mv, &a) < 0) {
+			if (dojo_legality_undecided(mv))
 				goto out_free_moves;	/* an error */
 			printf("%s\n", dojo_error_last());
 		} else {
@@ -129,19 +129,19 @@ actions_run(int argc, char **argv)
 		rc = 0;
 	} else if (why_all) {
 		wc.mv = mv;
-		rc = dojo_moves_candidates(mv, path, npath, print_refused, &wc);
-		if (rc == 0 && dojo_moves_undecided(mv)) {
+		rc = dojo_legality_candidates(mv, path, npath, print_refused, &wc);
+		if (rc == 0 && dojo_legality_undecided(mv)) {
 			dojo_error_set("%s: legality of some moves could not "
 			    "be decided (see above)", argv[optind]);
 			rc = -1;
 		}
 	} else {
-		rc = dojo_moves_list(mv, path, npath, print_action, NULL);
+		rc = dojo_legality_list(mv, path, npath, print_action, NULL);
 	}
 	if (*dojo_error_last() && rc < 0)
 		rc = DOJO_EXIT_ERROR;
 out_free_moves:
-	dojo_moves_free(mv);
+	dojo_legality_free(mv);
 out_free_prog:
 	dojo_program_free(prog);
 	return rc ? dojo_command_fail() : 0;

@@ -310,17 +310,17 @@ dojo_env_expand(dojo_env *env, int node, const struct dojo_action **actions,
     const int **children)
 {
 	struct collect c = { NULL, 0, 0 };
-	dojo_moves *mv;
+	dojo_legality *mv;
 	dojo_program *next;
 	char text[256];
 	int *kids = NULL, i, k;
 
 	if (env->nodes[node].expanded)
 		goto out;
-	mv = dojo_moves_new(env->nodes[node].prog, env->opt.target);
+	mv = dojo_legality_new(env->nodes[node].prog, env->opt.target);
 	if (!mv)
 		return -1;
-	if (dojo_moves_list(mv, NULL, 0, collect_action, &c) < 0)
+	if (dojo_legality_list(mv, NULL, 0, collect_action, &c) < 0)
 		goto out_free;
 	kids = malloc((c.n ? c.n : 1) * sizeof *kids);
 	if (!kids) {
@@ -328,7 +328,7 @@ dojo_env_expand(dojo_env *env, int node, const struct dojo_action **actions,
 		goto out_free;
 	}
 	for (i = 0; i < c.n; i++) {
-		next = dojo_moves_apply_unchecked(mv, &c.a[i]);
+		next = dojo_legality_apply_unchecked(mv, &c.a[i]);
 		if (!next)
 			goto out_free;
 		dojo_action_format(text, sizeof text, &c.a[i]);
@@ -338,7 +338,7 @@ dojo_env_expand(dojo_env *env, int node, const struct dojo_action **actions,
 			goto out_free;
 		kids[i] = k;
 	}
-	dojo_moves_free(mv);
+	dojo_legality_free(mv);
 	env->nodes[node].expanded = true;
 	env->nodes[node].nactions = c.n;
 	env->nodes[node].actions = c.a;
@@ -348,7 +348,7 @@ out:
 	*children = env->nodes[node].children;
 	return env->nodes[node].nactions;
 out_free:
-	dojo_moves_free(mv);
+	dojo_legality_free(mv);
 	free(c.a);
 	free(kids);
 	return -1;
@@ -380,7 +380,7 @@ dojo_env_follow(dojo_env *env, int node, const char *text)
 	const int *children;
 	struct offered o = { .text = text };
 	struct dojo_action a;
-	dojo_moves *mv;
+	dojo_legality *mv;
 	dojo_program *next;
 	int n, i, k = -2;
 
@@ -394,26 +394,26 @@ dojo_env_follow(dojo_env *env, int node, const char *text)
 	}
 	if (dojo_action_parse(&a, text) < 0)
 		return -2;
-	mv = dojo_moves_new(env->nodes[node].prog, env->opt.target);
+	mv = dojo_legality_new(env->nodes[node].prog, env->opt.target);
 	if (!mv)
 		return -2;
 	/* a legal action of the set: a candidate of the set that passes
 	 * its check */
-	if (dojo_moves_candidates(mv, a.path, a.npath, is_offered, &o) < 0)
+	if (dojo_legality_candidates(mv, a.path, a.npath, is_offered, &o) < 0)
 		goto out;
 	if (!o.found) {
 		dojo_error_set("%s: not a move of the action set", text);
 		k = -1;
-	} else if (dojo_moves_check(mv, &o.a) < 0) {
+	} else if (dojo_legality_check(mv, &o.a) < 0) {
 		/* refused, or an error when it could not be decided */
-		k = dojo_moves_undecided(mv) ? -2 : -1;
-	} else if ((next = dojo_moves_apply_unchecked(mv, &o.a))) {
+		k = dojo_legality_undecided(mv) ? -2 : -1;
+	} else if ((next = dojo_legality_apply_unchecked(mv, &o.a))) {
 		k = add_node(env, next, node, text);
 		if (k < 0)
 			k = -2;
 	}
 out:
-	dojo_moves_free(mv);
+	dojo_legality_free(mv);
 	return k;
 }
 

@@ -76,7 +76,7 @@ int dojo_env_depth(dojo_env *env, int node);
  * count.  */
 int dojo_env_path(dojo_env *env, int node, int *out, int max);
 
-/* The legal actions of "node", in the stable order of dojo_moves_list,
+/* The legal actions of "node", in the stable order of dojo_legality_list,
  * and the node each one reaches: "*actions" and "*children" (owned by
  * the environment, valid while it lives, new nodes or not) hold the
  * count returned, or -1 with the last error. */

@@ -738,7 +738,7 @@ static void
 test_follow(void)
 {
 	struct follow_check f = { 0 };
-	dojo_moves *mv;
+	dojo_legality *mv;
 	int k;
 
 	f.env = cost_env(product, tile_cost, 30);
@@ -748,9 +748,9 @@ test_follow(void)
 		return;
 	f.n = dojo_env_expand(f.env, 0, &f.actions, &f.children);
 	CHECK(f.n > 20);
-	mv = dojo_moves_new(dojo_env_program(f.env, 0), "c");
-	CHECK(dojo_moves_candidates(mv, NULL, 0, follow_candidate, &f) == 0);
-	dojo_moves_free(mv);
+	mv = dojo_legality_new(dojo_env_program(f.env, 0), "c");
+	CHECK(dojo_legality_candidates(mv, NULL, 0, follow_candidate, &f) == 0);
+	dojo_legality_free(mv);
 	printf("# %d followed, %d refused, %d wrong\n", f.legal, f.refused,
 	    f.wrong);
 	CHECK(f.legal == f.n && f.refused > 0 && f.wrong == 0);

@@ -56,7 +56,7 @@ bench(const char *file)
 	double t[101], t0, elapsed;
 	struct list l = { 0 };
 	dojo_program *p, *q;
-	dojo_moves *mv;
+	dojo_legality *mv;
 	long applied = 0;
 	int i, k, rounds = 0;
 
@@ -68,20 +68,20 @@ bench(const char *file)
 	for (i = 0; i < 101; i++) {
 		l.n = 0;
 		t0 = now();
-		mv = dojo_moves_new(p, "c");
-		dojo_moves_list(mv, NULL, 0, collect, &l);
-		dojo_moves_free(mv);
+		mv = dojo_legality_new(p, "c");
+		dojo_legality_list(mv, NULL, 0, collect, &l);
+		dojo_legality_free(mv);
 		t[i] = now() - t0;
 	}
 	qsort(t, 101, sizeof *t, cmp_double);
 	printf("%-28s %4d legal actions, enumeration median %8.3f ms "
 	    "(min %.3f, max %.3f)\n", file, l.n, t[50] * 1e3, t[0] * 1e3,
 	    t[100] * 1e3);
-	mv = dojo_moves_new(p, "c");
+	mv = dojo_legality_new(p, "c");
 	t0 = now();
 	do {
 		for (k = 0; k < l.n; k++) {
-			q = dojo_moves_apply_unchecked(mv, &l.a[k]);
+			q = dojo_legality_apply_unchecked(mv, &l.a[k]);
 			if (!q) {
 				fprintf(stderr, "bench: %s\n", dojo_error_last());
 				exit(1);
@@ -94,7 +94,7 @@ bench(const char *file)
 	} while (elapsed < 1.0);
 	printf("%-28s %8.0f applied moves per second (%d rounds of every "
 	    "legal action)\n", file, applied / elapsed, rounds);
-	dojo_moves_free(mv);
+	dojo_legality_free(mv);
 	free(l.a);
 	dojo_program_free(p);
 }

@@ -6,7 +6,7 @@
  *
  * Each walk takes a kernel (the files in turn) and applies random legal
  * moves to it: a move kind drawn uniformly among those that have a legal
- * action in the state (dojo_moves_list), then one of its actions.  Each
+ * action in the state (dojo_legality_list), then one of its actions.  Each
  * action is applied by its text, as `perfdojo apply` does.  After every
  * move its inverse, when it has one, must give the state before back; the
  * new state must print to a text that reads back (validated) and prints
@@ -246,12 +246,12 @@ flag_only(const struct dojo_action *a)
  * those with a legal action, then one of its actions.  1 when drawn, 0
  * when no move is legal. */
 static int
-draw_action(struct walk *w, dojo_moves *mv, struct dojo_action *out)
+draw_action(struct walk *w, dojo_legality *mv, struct dojo_action *out)
 {
 	struct walk_actions acts = { 0 };
 	int kinds[64], nk, m, first, count, r = 0;
 
-	dojo_moves_list(mv, NULL, 0, walk_actions_add, &acts);
+	dojo_legality_list(mv, NULL, 0, walk_actions_add, &acts);
 	nk = walk_actions_moves(&acts, kinds, 64);
 	if (nk > 0) {
 		m = kinds[walk_rng(w) % (uint64_t)nk];
@@ -351,19 +351,19 @@ out:
  * whose moves are "mvn") fails to give "p" back; reported.  A move
  * without an inverse passes. */
 static bool
-inverse_fails(struct walk *w, dojo_program *p, dojo_moves *mv,
-    dojo_program *next, dojo_moves *mvn, const struct dojo_action *a)
+inverse_fails(struct walk *w, dojo_program *p, dojo_legality *mv,
+    dojo_program *next, dojo_legality *mvn, const struct dojo_action *a)
 {
 	struct dojo_action inv;
 	dojo_program *back;
 	bool bad;
 
-	if (dojo_moves_inverse(&inv, mv, a) < 0) {
+	if (dojo_legality_inverse(&inv, mv, a) < 0) {
 		dojo_error_clear();
 		return false;
 	}
 	dojo_action_format(w->actions[w->nactions], ACTION_LEN, &inv);
-	back = dojo_moves_apply(mvn, &inv);
+	back = dojo_legality_apply(mvn, &inv);
 	bad = !back || !dojo_program_equal(back, p);
 	if (bad) {
 		walk_tell(w, 'a', w->actions[w->nactions++]);
@@ -389,14 +389,14 @@ walk_run(struct walk *w)
 	dojo_program *p = dojo_program_copy(w->k->prog), *next;
 	dojo_data *d = NULL, *dn;
 	struct dojo_action a;
-	dojo_moves *mv, *mvn;
+	dojo_legality *mv, *mvn;
 	bool tol_interp = false, tol_c = false, reassoc;
 	char why[1024], *text;
 	int len, i;
 
 	len = o->min_moves + (int)(walk_rng(w) %
 	    (uint64_t)(o->max_moves - o->min_moves + 1));
-	mv = dojo_moves_new(p, o->target);
+	mv = dojo_legality_new(p, o->target);
 	for (i = 0; i < len && i < MAX_ACTIONS - 1; i++) {
 		walk_phase(w, "listing the legal moves", limit);
 		if (!draw_action(w, mv, &a))
@@ -404,7 +404,7 @@ walk_run(struct walk *w)
 		dojo_action_format(w->actions[w->nactions], ACTION_LEN, &a);
 		walk_tell(w, 'a', w->actions[w->nactions++]);
 		walk_phase(w, "applying the move", limit);
-		reassoc = dojo_moves_reassociates(mv, &a);
+		reassoc = dojo_legality_reassociates(mv, &a);
 		tol_c |= reassoc;
 		tol_interp |= reassoc && !flag_only(&a);
 		next = dojo_program_apply_text(p, w->actions[w->nactions - 1],
@@ -415,13 +415,13 @@ walk_run(struct walk *w)
 			goto out;
 		}
 		walk_phase(w, "undoing the move", limit);
-		mvn = dojo_moves_new(next, o->target);
+		mvn = dojo_legality_new(next, o->target);
 		if (inverse_fails(w, p, mv, next, mvn, &a)) {
-			dojo_moves_free(mvn);
+			dojo_legality_free(mvn);
 			dojo_program_free(next);
 			goto out;
 		}
-		dojo_moves_free(mv);
+		dojo_legality_free(mv);
 		mv = mvn;
 		dojo_program_free(p);
 		p = next;
@@ -460,7 +460,7 @@ walk_run(struct walk *w)
 	}
 out:
 	alarm(0);
-	dojo_moves_free(mv);
+	dojo_legality_free(mv);
 	dojo_data_free(d);
 	dojo_program_free(p);
 }

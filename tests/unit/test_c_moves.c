@@ -30,19 +30,19 @@ static dojo_program *
 step(dojo_program *p, char *text, size_t len, bool *reassoc)
 {
 	struct walk_actions c = { 0 };
-	dojo_moves *mv = dojo_moves_new(p, "c");
+	dojo_legality *mv = dojo_legality_new(p, "c");
 	dojo_program *next = NULL;
 	int k;
 
-	dojo_moves_list(mv, NULL, 0, walk_actions_add, &c);
+	dojo_legality_list(mv, NULL, 0, walk_actions_add, &c);
 	if (c.n > 0) {
 		k = (int)(rng() % (uint64_t)c.n);
 		dojo_action_format(text, len, &c.v[k].a);
-		*reassoc |= dojo_moves_reassociates(mv, &c.v[k].a);
-		next = dojo_moves_apply_unchecked(mv, &c.v[k].a);
+		*reassoc |= dojo_legality_reassociates(mv, &c.v[k].a);
+		next = dojo_legality_apply_unchecked(mv, &c.v[k].a);
 	}
 	walk_actions_release(&c);
-	dojo_moves_free(mv);
+	dojo_legality_free(mv);
 	return next;
 }
 

@@ -55,11 +55,11 @@ static dojo_program *
 random_move(dojo_program *p, char *text, size_t len, bool *reassoc)
 {
 	struct walk_actions c = { 0 };
-	dojo_moves *mv = dojo_moves_new(p, "c");
+	dojo_legality *mv = dojo_legality_new(p, "c");
 	dojo_program *next = NULL;
 	int kinds[64], nk, i, k, m, tries = 0, first, count;
 
-	dojo_moves_candidates(mv, NULL, 0, walk_actions_add, &c);
+	dojo_legality_candidates(mv, NULL, 0, walk_actions_add, &c);
 	nk = walk_actions_moves(&c, kinds, 64);
 	while (nk > 0) {
 		tries++;
@@ -76,15 +76,15 @@ random_move(dojo_program *p, char *text, size_t len, bool *reassoc)
 			continue;
 		}
 		i = first + (int)(rng() % (uint64_t)count);
-		if (dojo_moves_check(mv, &c.v[i].a) < 0) {
+		if (dojo_legality_check(mv, &c.v[i].a) < 0) {
 			memmove(&c.v[i], &c.v[i + 1], sizeof *c.v *
 			    (c.n - i - 1));
 			c.n--;
 			continue;
 		}
 		dojo_action_format(text, len, &c.v[i].a);
-		*reassoc = dojo_moves_reassociates(mv, &c.v[i].a);
-		next = dojo_moves_apply_unchecked(mv, &c.v[i].a);
+		*reassoc = dojo_legality_reassociates(mv, &c.v[i].a);
+		next = dojo_legality_apply_unchecked(mv, &c.v[i].a);
 		if (!next)
 			printf("#   apply failed: %s: %s\n", text,
 			    dojo_error_last());
@@ -93,7 +93,7 @@ random_move(dojo_program *p, char *text, size_t len, bool *reassoc)
 	if (!next && nk == 0)
 		printf("#   no legal move left (%d tries)\n", tries);
 	walk_actions_release(&c);
-	dojo_moves_free(mv);
+	dojo_legality_free(mv);
 	return next;
 }
 
@@ -147,29 +147,29 @@ inverse_one(const struct dojo_action *a, void *payload)
 {
 	dojo_program *p = payload, *q, *r;
 	struct dojo_action inv;
-	dojo_moves *mv = dojo_moves_new(p, "c"), *mq;
+	dojo_legality *mv = dojo_legality_new(p, "c"), *mq;
 	char text[256], itext[256];
 	int bad = 0;
 
 	dojo_action_format(text, sizeof text, a);
-	q = dojo_moves_apply(mv, a);
+	q = dojo_legality_apply(mv, a);
 	if (!q) {
 		printf("#   %s listed but refused: %s\n", text, dojo_error_last());
 		bad = 1;
-	} else if (dojo_moves_inverse(&inv, mv, a) == 0) {
-		mq = dojo_moves_new(q, "c");
+	} else if (dojo_legality_inverse(&inv, mv, a) == 0) {
+		mq = dojo_legality_new(q, "c");
 		dojo_action_format(itext, sizeof itext, &inv);
-		r = dojo_moves_apply(mq, &inv);
+		r = dojo_legality_apply(mq, &inv);
 		if (!r || !dojo_program_equal(p, r)) {
 			printf("#   %s then %s: %s\n", text, itext,
 			    r ? "not the original" : dojo_error_last());
 			bad = 1;
 		}
 		dojo_program_free(r);
-		dojo_moves_free(mq);
+		dojo_legality_free(mq);
 	}
 	dojo_program_free(q);
-	dojo_moves_free(mv);
+	dojo_legality_free(mv);
 	return bad ? 1 : 0;
 }
 
@@ -179,22 +179,22 @@ static bool
 inverse_restores(dojo_program *before, dojo_program *after, const char *text)
 {
 	struct dojo_action a, inv;
-	dojo_moves *mb, *ma;
+	dojo_legality *mb, *ma;
 	dojo_program *back;
 	bool ok = true;
 
 	if (dojo_action_parse(&a, text) < 0)
 		return false;
-	mb = dojo_moves_new(before, "c");
-	if (dojo_moves_inverse(&inv, mb, &a) == 0) {
-		ma = dojo_moves_new(after, "c");
-		back = dojo_moves_apply(ma, &inv);
+	mb = dojo_legality_new(before, "c");
+	if (dojo_legality_inverse(&inv, mb, &a) == 0) {
+		ma = dojo_legality_new(after, "c");
+		back = dojo_legality_apply(ma, &inv);
 		ok = back && dojo_program_equal(back, before);
 		dojo_program_free(back);
-		dojo_moves_free(ma);
+		dojo_legality_free(ma);
 	}
 	dojo_error_clear();
-	dojo_moves_free(mb);
+	dojo_legality_free(mb);
 	return ok;
 }
 
@@ -203,7 +203,7 @@ test_file(const char *file, int nseq, int nsession)
 {
 	dojo_program *p0, *p, *next;
 	dojo_data *d0, *d;
-	dojo_moves *mv;
+	dojo_legality *mv;
 	char text[256], why[1024], path[4096];
 	int s, k, len, bad_valid = 0, bad_same = 0, bad_inverse = 0, moves = 0;
 	int r;
@@ -217,9 +217,9 @@ test_file(const char *file, int nseq, int nsession)
 	}
 	d0 = run(p0);
 	/* every legal move at the start, then its inverse */
-	mv = dojo_moves_new(p0, "c");
-	r = dojo_moves_list(mv, NULL, 0, inverse_one, p0);
-	dojo_moves_free(mv);
+	mv = dojo_legality_new(p0, "c");
+	r = dojo_legality_list(mv, NULL, 0, inverse_one, p0);
+	dojo_legality_free(mv);
 	result(r == 0, "%s: every legal move then its inverse gives the "
 	    "start back%s", file, "");
 	/* random legal sequences */

@@ -14,14 +14,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define STACK_BUDGET (256 << 10)	/* bytes of one stack buffer */
-#define REG_BUDGET 256			/* elements of one register buffer */
 #define UNROLL_MAX 64
 
 struct dojo_legality {
 	dojo_program *prog;
 	dojo_deps *deps;	/* computed when first needed */
-	bool gpu;
+	const struct dojo_machine *machine;
 	bool undecided;		/* a check could not be decided */
 	bool last_undecided;	/* ... the last one */
 	/* per buffer, when not NULL: whether its dependences may differ from
@@ -1332,7 +1330,7 @@ check_flags_after(dojo_legality *mv, const struct dojo_action *a,
 	p = dojo_legality_apply_unchecked(mv, a);
 	if (!p)
 		return -1;
-	after = dojo_legality_new(p, mv->gpu ? "cuda" : "c");
+	after = dojo_legality_new(p, mv->machine);
 	if (after && touched) {
 		/* the dependences of the other buffers are those of this
 		 * state, whose flags hold: only "touched" and the new
@@ -1538,16 +1536,18 @@ move_check(dojo_legality *mv, const struct dojo_action *a)
 		    dojo_loc_name(b->loc));
 	switch (a->loc) {
 	case DOJO_STACK:
-		if (buffer_count(b) * dojo_dtype_size(b->dtype) > STACK_BUDGET)
+		if (buffer_count(b) * dojo_dtype_size(b->dtype) >
+		    (uint64_t)mv->machine->stack_bytes)
 			return refuse(a, "%llu bytes are over the stack budget "
-			    "of %d", (unsigned long long)(buffer_count(b) *
-			    dojo_dtype_size(b->dtype)), STACK_BUDGET);
+			    "of %lld", (unsigned long long)(buffer_count(b) *
+			    dojo_dtype_size(b->dtype)),
+			    (long long)mv->machine->stack_bytes);
 		return 0;
 	case DOJO_REG:
-		if (buffer_count(b) > REG_BUDGET)
+		if (buffer_count(b) > (uint64_t)mv->machine->reg_elems)
 			return refuse(a, "%llu elements are over the register "
-			    "budget of %d", (unsigned long long)buffer_count(b),
-			    REG_BUDGET);
+			    "budget of %lld", (unsigned long long)buffer_count(b),
+			    (long long)mv->machine->reg_elems);
 		memset(&sc, 0, sizeof sc);
 		rc.prog = mv->prog;
 		rc.buffer = bi;
@@ -1559,7 +1559,7 @@ move_check(dojo_legality *mv, const struct dojo_action *a)
 			    "is not unrolled", b->name);
 		return 0;
 	case DOJO_SHARED:
-		if (!mv->gpu)
+		if (!mv->machine->gpu)
 			return refuse(a, "shared memory exists on GPU targets "
 			    "only");
 		return 0;
@@ -2035,13 +2035,14 @@ cache_check(dojo_legality *mv, const struct dojo_action *a)
 		count *= (uint64_t)(bx.hi[i] - bx.lo[i] + 1);
 	}
 	if (a->loc == DOJO_STACK &&
-	    count * dojo_dtype_size(buf->dtype) > STACK_BUDGET)
+	    count * dojo_dtype_size(buf->dtype) >
+	    (uint64_t)mv->machine->stack_bytes)
 		return refuse(a, "the box of %llu elements is over the stack "
 		    "budget", (unsigned long long)count);
-	if (a->loc == DOJO_REG && count > REG_BUDGET)
+	if (a->loc == DOJO_REG && count > (uint64_t)mv->machine->reg_elems)
 		return refuse(a, "the box of %llu elements is over the "
-		    "register budget of %d", (unsigned long long)count,
-		    REG_BUDGET);
+		    "register budget of %lld", (unsigned long long)count,
+		    (long long)mv->machine->reg_elems);
 	if (ancestor_flag(mv->prog, a->path, a->npath + 1, "v") &&
 	    a->npath > 1 && node_at(mv->prog, a->path, a->npath - 1)->flag == 'v')
 		return refuse(a, "the copies cannot go inside a vector scope");
@@ -2356,7 +2357,8 @@ rfactor_check(dojo_legality *mv, const struct dojo_action *a)
 		return refuse(a, "the operation is not a reduction (+=, *=, "
 		    "max= or min= into an element read nowhere else)");
 	if ((uint64_t)l->size * dojo_dtype_size(mv->prog->decls->buf[
-	    mv->prog->decls->arr[op->lhs.array].buffer].dtype) > STACK_BUDGET)
+	    mv->prog->decls->arr[op->lhs.array].buffer].dtype) >
+	    (uint64_t)mv->machine->stack_bytes)
 		return refuse(a, "%lld partial results are over the stack "
 		    "budget", (long long)l->size);
 	return check_flags_after(mv, a, NULL);
@@ -2891,16 +2893,19 @@ dojo_action_format(char *out, size_t len, const struct dojo_action *a)
 }
 
 dojo_legality *
-dojo_legality_new(dojo_program *prog, const char *target)
+dojo_legality_new(dojo_program *prog, const struct dojo_machine *machine)
 {
-	dojo_legality *mv = calloc(1, sizeof *mv);
+	dojo_legality *mv;
 
+	if (!machine)	/* a target that was not found: its error stands */
+		return NULL;
+	mv = calloc(1, sizeof *mv);
 	if (!mv) {
 		dojo_error_set("out of memory");
 		return NULL;
 	}
 	mv->prog = dojo_program_copy(prog);
-	mv->gpu = target && strcmp(target, "cuda") == 0;
+	mv->machine = machine;
 	return mv;
 }
 
@@ -2922,7 +2927,7 @@ dojo_legality_check(dojo_legality *mv, const struct dojo_action *a)
 	const char *failure;
 	int rc;
 
-	if (a->move->gpu && !mv->gpu)
+	if (a->move->gpu && !mv->machine->gpu)
 		return refuse(a, "GPU moves need a GPU target (--target cuda)");
 	refused = false;
 	mv->last_undecided = false;
@@ -3162,7 +3167,7 @@ enumerate(dojo_legality *mv, const int *at, int nat, dojo_action_fn fn,
 	int m, i, r;
 
 	for (m = 0; m < n_moves; m++) {
-		if (moves[m].gpu && !mv->gpu)
+		if (moves[m].gpu && !mv->machine->gpu)
 			continue;
 		memset(&a, 0, sizeof a);
 		a.move = &moves[m];
@@ -3197,7 +3202,7 @@ dojo_legality_candidates(dojo_legality *mv, const int *at, int nat,
 
 dojo_program *
 dojo_program_apply_text(dojo_program *prog, const char *text,
-    const char *target)
+    const struct dojo_machine *machine)
 {
 	struct dojo_action a;
 	dojo_legality *mv;
@@ -3205,7 +3210,7 @@ dojo_program_apply_text(dojo_program *prog, const char *text,
 
 	if (dojo_action_parse(&a, text) < 0)
 		return NULL;
-	mv = dojo_legality_new(prog, target);
+	mv = dojo_legality_new(prog, machine);
 	if (!mv)
 		return NULL;
 	p = dojo_legality_apply(mv, &a);

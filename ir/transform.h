@@ -37,12 +37,24 @@ int dojo_action_parse(struct dojo_action *out, const char *text);
 /* The action's text, as it parses back. */
 void dojo_action_format(char *out, size_t len, const struct dojo_action *a);
 
-/* The legality context of one program for one target ("c" or "cuda"):
+/* What the moves need to know of a target (each target of the target
+ * table, targets/target.h, has one). */
+struct dojo_machine {
+	const char *name;		/* "c", "cuda" */
+	bool gpu;			/* grid, block and warp scopes, and
+					   shared memory */
+	int64_t stack_bytes;		/* the most bytes of a stack buffer */
+	int64_t reg_elems;		/* the most elements of a reg buffer */
+};
+
+/* The legality context of one program for one target's machine:
  * what decides, lists and applies its moves; the dependences are computed
  * once, when first needed. */
 typedef struct dojo_legality dojo_legality;
 __dojo_give dojo_legality *dojo_legality_new(__dojo_keep dojo_program *prog,
-    const char *target);
+    __dojo_keep const struct dojo_machine *machine);
+/* (NULL "machine": NULL, the last error left as it is: that of a lookup
+ * of the target that found none.) */
 void dojo_legality_free(__dojo_take dojo_legality *mv);
 
 /* 0 when "a" is legal; -1 with the reason ("ACTION: why") otherwise.
@@ -78,6 +90,6 @@ int dojo_legality_candidates(dojo_legality *mv, const int *at, int nat,
 
 /* Parse, check and apply the action text "text" to "prog". */
 __dojo_give dojo_program *dojo_program_apply_text(__dojo_keep dojo_program *prog,
-    const char *text, const char *target);
+    const char *text, __dojo_keep const struct dojo_machine *machine);
 
 #endif

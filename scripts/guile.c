@@ -10,6 +10,7 @@
  * too, so that a leak checker sees what values still hold at exit.
  */
 #include "config.h"
+#include "targets/target.h"
 
 #include <libguile.h>
 
@@ -167,18 +168,16 @@ check_string(SCM obj, int pos, const char *who)
 	SCM_ASSERT_TYPE(scm_is_string(obj), obj, pos, who, "string");
 }
 
-/* The moves of "h" for "target" ("c" or "cuda"), kept in the handle. */
+/* The legality context of "h" for "target", kept in the handle. */
 static dojo_legality *
 handle_moves(struct handle *h, const char *target)
 {
-	if (strcmp(target, "c") && strcmp(target, "cuda")) {
-		dojo_error_set("unknown target '%s' (c or cuda)", target);
+	if (!dojo_target_find(target))
 		return NULL;
-	}
 	if (h->moves && strcmp(h->target, target) == 0)
 		return h->moves;
 	dojo_legality_free(h->moves);
-	h->moves = dojo_legality_new(h->prog, target);
+	h->moves = dojo_legality_new(h->prog, dojo_target_machine(target));
 	snprintf(h->target, sizeof h->target, "%s", target);
 	return h->moves;
 }
@@ -452,7 +451,7 @@ prim_run_program(SCM p, SCM target, SCM seed, SCM timeout)
 		scm_out_of_range(FUNC_NAME, timeout);
 	reap();
 	t = scm_to_utf8_string(target);
-	if (strcmp(t, "interp") && strcmp(t, "c")) {
+	if (strcmp(t, "interp") && !dojo_target_runs_here(t)) {
 		dojo_error_set("unknown target '%s' (interp or c)", t);
 		free(t);
 		throw_last_error();

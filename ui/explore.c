@@ -8,6 +8,7 @@
 #include "src/core/graph.h"
 #include "targets/c.h"
 #include "src/util/clock.h"
+#include "targets/target.h"
 
 #define NCURSES_WIDECHAR 1
 #include <curses.h>
@@ -282,7 +283,7 @@ ex_reload(struct explorer *ex)
 		return -1;
 	ex->prog = dojo_session_program(ex->session);
 	dojo_legality_free(ex->moves);
-	ex->moves = dojo_legality_new(ex->prog, ex->target);
+	ex->moves = dojo_legality_new(ex->prog, dojo_target_machine(ex->target));
 	memset(&ex->head, 0, sizeof ex->head);
 	ex->has_best = false;
 	for (i = 0; i < ex->nrows; i++)

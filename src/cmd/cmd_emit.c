@@ -3,7 +3,7 @@
 #include "src/cmd/command.h"
 #include "ir/program.h"
 #include "src/util/strbuf.h"
-#include "targets/c.h"
+#include "targets/target.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -21,6 +21,7 @@ emit_run(int argc, char **argv)
 	};
 	const struct dojo_command *cmd = &dojo_command_emit;
 	const char *target = "c", *out = NULL;
+	const struct dojo_target *t;
 	struct dojo_strbuf sb;
 	dojo_program *prog;
 	int c, rc = DOJO_EXIT_ERROR;
@@ -44,14 +45,15 @@ emit_run(int argc, char **argv)
 	}
 	if (optind != argc - 1)
 		return dojo_command_usage(cmd, "expected one FILE");
-	if (strcmp(target, "c") != 0)
+	t = dojo_target_find(target);
+	if (!t || !t->emit)
 		return dojo_command_usage(cmd, "unknown target '%s' (the C "
 		    "target, c, is the one there is)", target);
 	prog = dojo_program_read_file(argv[optind]);
 	if (!prog)
 		return dojo_command_fail();
 	dojo_strbuf_init(&sb);
-	if (dojo_c_emit(&sb, prog) < 0)
+	if (t->emit(&sb, prog) < 0)
 		goto out_free;
 	if (dojo_command_write(out, sb.s) < 0)
 		goto out_free;

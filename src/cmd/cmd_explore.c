@@ -2,6 +2,7 @@
 #include "config.h"
 #include "ui/explore.h"
 #include "src/cmd/command.h"
+#include "targets/target.h"
 
 #include <getopt.h>
 #include <stdio.h>
@@ -53,9 +54,8 @@ explore_run(int argc, char **argv)
 	}
 	if (optind != argc - 1)
 		return dojo_command_usage(cmd, "expected one FILE");
-	if (strcmp(opt.target, "c") && strcmp(opt.target, "cuda"))
-		return dojo_command_usage(cmd, "unknown target '%s' (c or cuda)",
-		    opt.target);
+	if (!dojo_target_find(opt.target))
+		return dojo_command_usage(cmd, "%s", dojo_error_last());
 	opt.file = argv[optind];
 	return dojo_explore(&opt);
 }

@@ -4,6 +4,7 @@
 #include "targets/measure.h"
 #include "src/core/session.h"
 #include "ir/program.h"
+#include "targets/target.h"
 
 #include <getopt.h>
 #include <stdio.h>
@@ -87,7 +88,7 @@ measure_run(int argc, char **argv)
 	    NULL)) != -1) {
 		switch (c) {
 		case 't':
-			if (strcmp(optarg, "c") != 0)
+			if (!dojo_target_runs_here(optarg))
 				return dojo_command_usage(cmd, "unknown target "
 				    "'%s' (c)", optarg);
 			break;

@@ -5,6 +5,7 @@
 #include "ir/transform.h"
 #include "targets/measure.h"
 #include "src/core/session.h"
+#include "targets/target.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -100,15 +101,14 @@ actions_run(int argc, char **argv)
 		why_all = false;
 		dojo_error_clear();
 	}
-	if (strcmp(target, "c") && strcmp(target, "cuda"))
-		return dojo_command_usage(cmd, "unknown target '%s' (c or "
-		    "cuda)", target);
+	if (!dojo_target_find(target))
+		return dojo_command_usage(cmd, "%s", dojo_error_last());
 	if (at && (npath = dojo_address_parse(path, at)) < 0)
 		return dojo_command_usage(cmd, "malformed address '%s'", at);
 	prog = dojo_program_read_file(argv[optind]);
 	if (!prog)
 		return dojo_command_fail();
-	mv = dojo_legality_new(prog, target);
+	mv = dojo_legality_new(prog, dojo_target_machine(target));
 	if (!mv)
 		goto out_free_prog;
 	if (npath && !dojo_program_lookup(prog, path, npath)) {
@@ -202,7 +202,8 @@ apply_one(dojo_program **prog, const char *text, const char *target,
 	dojo_program *next;
 	char msg[DOJO_ERROR_MAX];
 
-	next = dojo_program_apply_text(*prog, text, target);
+	next = dojo_program_apply_text(*prog, text,
+	    dojo_target_machine(target));
 	if (!next || (rec && record_step(rec, text, next) < 0)) {
 		dojo_program_free(next);
 		snprintf(msg, sizeof msg, "%s", dojo_error_last());
@@ -370,9 +371,8 @@ apply_run(int argc, char **argv)
 		    " give --session DIR");
 		goto out_usage;
 	}
-	if (strcmp(target, "c") && strcmp(target, "cuda")) {
-		r = dojo_command_usage(cmd, "unknown target '%s' (c or cuda)",
-		    target);
+	if (!dojo_target_find(target)) {
+		r = dojo_command_usage(cmd, "%s", dojo_error_last());
 		goto out_usage;
 	}
 	prog = dojo_program_read_file(file);

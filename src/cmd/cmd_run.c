@@ -5,6 +5,7 @@
 #include "ir/interp.h"
 #include "ir/program.h"
 #include "targets/runner.h"
+#include "targets/target.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -69,7 +70,8 @@ run_run(int argc, char **argv)
 			break;
 		case 't':
 			target = optarg;
-			if (strcmp(target, "c") && strcmp(target, "interp"))
+			if (strcmp(target, "interp") &&
+			    !dojo_target_runs_here(target))
 				return dojo_command_usage(cmd, "unknown target "
 				    "'%s' (interp or c)", target);
 			break;

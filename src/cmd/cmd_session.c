@@ -7,6 +7,7 @@
 #include "src/util/strbuf.h"
 #include "ir/transform.h"
 #include "src/core/session.h"
+#include "targets/target.h"
 
 #include <getopt.h>
 #include <stdio.h>
@@ -303,7 +304,8 @@ replay_run(int argc, char **argv)
 	if (!prog)
 		goto out_fail;
 	for (i = 0; path[i]; i++) {
-		next = dojo_program_apply_text(prog, path[i], "c");
+		next = dojo_program_apply_text(prog, path[i],
+		    dojo_target_machine(NULL));
 		if (!next) {
 			printf("step %d: %s: %s\n", i + 1, path[i],
 			    dojo_error_last());

@@ -2,6 +2,7 @@
 #include "config.h"
 #include "src/core/env.h"
 #include "targets/runner.h"
+#include "targets/target.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -317,7 +318,8 @@ dojo_env_expand(dojo_env *env, int node, const struct dojo_action **actions,
 
 	if (env->nodes[node].expanded)
 		goto out;
-	mv = dojo_legality_new(env->nodes[node].prog, env->opt.target);
+	mv = dojo_legality_new(env->nodes[node].prog,
+	    dojo_target_machine(env->opt.target));
 	if (!mv)
 		return -1;
 	if (dojo_legality_list(mv, NULL, 0, collect_action, &c) < 0)
@@ -394,7 +396,8 @@ dojo_env_follow(dojo_env *env, int node, const char *text)
 	}
 	if (dojo_action_parse(&a, text) < 0)
 		return -2;
-	mv = dojo_legality_new(env->nodes[node].prog, env->opt.target);
+	mv = dojo_legality_new(env->nodes[node].prog,
+	    dojo_target_machine(env->opt.target));
 	if (!mv)
 		return -2;
 	/* a legal action of the set: a candidate of the set that passes

@@ -4,6 +4,7 @@
 #include "src/util/error.h"
 #include "src/util/strbuf.h"
 #include "ir/transform.h"
+#include "targets/target.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -1128,7 +1129,8 @@ dojo_session_apply(dojo_session *s, const char *action, const char *target,
 
 	if (session_refresh(s) < 0)
 		return -1;
-	next = dojo_program_apply_text(s->prog, action, target ? target : "c");
+	next = dojo_program_apply_text(s->prog, action,
+	    dojo_target_machine(target));
 	if (!next)
 		return -1;
 	/* the action as it prints, so that paths compare */

@@ -10,6 +10,7 @@
 #include "ir/program.h"
 #include "src/core/env.h"
 #include "tests/unit/unit.h"
+#include "targets/target.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -748,7 +749,7 @@ test_follow(void)
 		return;
 	f.n = dojo_env_expand(f.env, 0, &f.actions, &f.children);
 	CHECK(f.n > 20);
-	mv = dojo_legality_new(dojo_env_program(f.env, 0), "c");
+	mv = dojo_legality_new(dojo_env_program(f.env, 0), dojo_target_machine("c"));
 	CHECK(dojo_legality_candidates(mv, NULL, 0, follow_candidate, &f) == 0);
 	dojo_legality_free(mv);
 	printf("# %d followed, %d refused, %d wrong\n", f.legal, f.refused,

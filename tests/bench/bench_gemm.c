@@ -9,6 +9,7 @@
 #include "ir/transform.h"
 #include "targets/measure.h"
 #include "targets/runner.h"
+#include "targets/target.h"
 
 #include <cblas.h>
 #include <math.h>
@@ -88,7 +89,7 @@ apply_file(dojo_program *p, const char *path)
 			;
 		if (!*q)
 			continue;
-		next = dojo_program_apply_text(p, q, "c");
+		next = dojo_program_apply_text(p, q, dojo_target_machine("c"));
 		dojo_program_free(p);
 		p = next;
 	}

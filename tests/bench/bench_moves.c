@@ -7,6 +7,7 @@
 
 #include "ir/program.h"
 #include "ir/transform.h"
+#include "targets/target.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -68,7 +69,7 @@ bench(const char *file)
 	for (i = 0; i < 101; i++) {
 		l.n = 0;
 		t0 = now();
-		mv = dojo_legality_new(p, "c");
+		mv = dojo_legality_new(p, dojo_target_machine("c"));
 		dojo_legality_list(mv, NULL, 0, collect, &l);
 		dojo_legality_free(mv);
 		t[i] = now() - t0;
@@ -77,7 +78,7 @@ bench(const char *file)
 	printf("%-28s %4d legal actions, enumeration median %8.3f ms "
 	    "(min %.3f, max %.3f)\n", file, l.n, t[50] * 1e3, t[0] * 1e3,
 	    t[100] * 1e3);
-	mv = dojo_legality_new(p, "c");
+	mv = dojo_legality_new(p, dojo_target_machine("c"));
 	t0 = now();
 	do {
 		for (k = 0; k < l.n; k++) {

@@ -9,6 +9,7 @@
 
 #include "ir/program.h"
 #include "ir/transform.h"
+#include "targets/target.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -108,7 +109,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		line[len] = '\0';
 		data = nl ? nl + 1 : end;
 		dojo_error_clear();
-		next = dojo_program_apply_text(p, line, target);
+		next = dojo_program_apply_text(p, line,
+		    dojo_target_machine(target));
 		if (!next) {
 			err = dojo_error_last();
 			if (!*err || strchr(err, '\n'))

@@ -44,6 +44,7 @@
 #include "ir/transform.h"
 #include "targets/runner.h"
 #include "tests/unit/walk.h"
+#include "targets/target.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -396,7 +397,7 @@ walk_run(struct walk *w)
 
 	len = o->min_moves + (int)(walk_rng(w) %
 	    (uint64_t)(o->max_moves - o->min_moves + 1));
-	mv = dojo_legality_new(p, o->target);
+	mv = dojo_legality_new(p, dojo_target_machine(o->target));
 	for (i = 0; i < len && i < MAX_ACTIONS - 1; i++) {
 		walk_phase(w, "listing the legal moves", limit);
 		if (!draw_action(w, mv, &a))
@@ -408,14 +409,14 @@ walk_run(struct walk *w)
 		tol_c |= reassoc;
 		tol_interp |= reassoc && !flag_only(&a);
 		next = dojo_program_apply_text(p, w->actions[w->nactions - 1],
-		    o->target);
+		    dojo_target_machine(o->target));
 		if (!next) {
 			walk_fail(w, FAIL_REFUSAL, p, NULL, "listed but refused: "
 			    "%s", dojo_error_last());
 			goto out;
 		}
 		walk_phase(w, "undoing the move", limit);
-		mvn = dojo_legality_new(next, o->target);
+		mvn = dojo_legality_new(next, dojo_target_machine(o->target));
 		if (inverse_fails(w, p, mv, next, mvn, &a)) {
 			dojo_legality_free(mvn);
 			dojo_program_free(next);
@@ -524,7 +525,8 @@ replay_text(struct kernel *k, struct walk_report *r, int n,
 	int i;
 
 	for (i = 0; i < n && p; i++) {
-		next = dojo_program_apply_text(p, r->actions[i], target);
+		next = dojo_program_apply_text(p, r->actions[i],
+		    dojo_target_machine(target));
 		dojo_program_free(p);
 		p = next;
 	}

@@ -11,6 +11,7 @@
 #include "ir/transform.h"
 #include "targets/runner.h"
 #include "tests/unit/walk.h"
+#include "targets/target.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,7 +31,7 @@ static dojo_program *
 step(dojo_program *p, char *text, size_t len, bool *reassoc)
 {
 	struct walk_actions c = { 0 };
-	dojo_legality *mv = dojo_legality_new(p, "c");
+	dojo_legality *mv = dojo_legality_new(p, dojo_target_machine("c"));
 	dojo_program *next = NULL;
 	int k;
 

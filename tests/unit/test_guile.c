@@ -2,6 +2,7 @@
  * the explorer calls it: eval, the registries, Scheme moves and agents */
 #include "config.h"
 
+#include "targets/target.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -105,8 +106,8 @@ test_scheme_move(void)
 	char **names;
 
 	CHECK(p);
-	q = dojo_program_apply_text(p, "fission 0.0 1", "c");
-	want = q ? dojo_program_apply_text(q, "fission 0 1", "c") : NULL;
+	q = dojo_program_apply_text(p, "fission 0.0 1", dojo_target_machine("c"));
+	want = q ? dojo_program_apply_text(q, "fission 0 1", dojo_target_machine("c")) : NULL;
 	r = dojo_guile_apply_move(p, "fission-all");
 	CHECK(r && want && dojo_program_equal(r, want));
 	dojo_program_free(r);

@@ -2,6 +2,7 @@
 #include "config.h"
 #include "unit.h"
 #include "src/util/sha1.h"
+#include "targets/target.h"
 
 #include "ir/arith.h"
 #include "ir/data.h"
@@ -335,7 +336,7 @@ test_moves_share(void)
 
 	if (!p)
 		return;
-	q = dojo_program_apply_text(p, "split 1 2", "c");
+	q = dojo_program_apply_text(p, "split 1 2", dojo_target_machine("c"));
 	CHECK(q != NULL);
 	if (!q) {
 		dojo_program_free(p);
@@ -347,7 +348,7 @@ test_moves_share(void)
 	/* the original is unchanged */
 	CHECK(dojo_node_size(dojo_program_child(p, 1)) == 8);
 	CHECK(dojo_node_size(dojo_program_child(q, 1)) == 4);
-	r = dojo_program_apply_text(q, "join 1", "c");
+	r = dojo_program_apply_text(q, "join 1", dojo_target_machine("c"));
 	CHECK(r && dojo_program_equal(r, p));
 	dojo_program_free(r);
 	dojo_program_free(q);

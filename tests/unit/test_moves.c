@@ -12,6 +12,7 @@
 #include "ir/program_private.h"
 #include "ir/transform.h"
 #include "tests/unit/walk.h"
+#include "targets/target.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -55,7 +56,7 @@ static dojo_program *
 random_move(dojo_program *p, char *text, size_t len, bool *reassoc)
 {
 	struct walk_actions c = { 0 };
-	dojo_legality *mv = dojo_legality_new(p, "c");
+	dojo_legality *mv = dojo_legality_new(p, dojo_target_machine("c"));
 	dojo_program *next = NULL;
 	int kinds[64], nk, i, k, m, tries = 0, first, count;
 
@@ -147,7 +148,7 @@ inverse_one(const struct dojo_action *a, void *payload)
 {
 	dojo_program *p = payload, *q, *r;
 	struct dojo_action inv;
-	dojo_legality *mv = dojo_legality_new(p, "c"), *mq;
+	dojo_legality *mv = dojo_legality_new(p, dojo_target_machine("c")), *mq;
 	char text[256], itext[256];
 	int bad = 0;
 
@@ -157,7 +158,7 @@ inverse_one(const struct dojo_action *a, void *payload)
 		printf("#   %s listed but refused: %s\n", text, dojo_error_last());
 		bad = 1;
 	} else if (dojo_legality_inverse(&inv, mv, a) == 0) {
-		mq = dojo_legality_new(q, "c");
+		mq = dojo_legality_new(q, dojo_target_machine("c"));
 		dojo_action_format(itext, sizeof itext, &inv);
 		r = dojo_legality_apply(mq, &inv);
 		if (!r || !dojo_program_equal(p, r)) {
@@ -185,9 +186,9 @@ inverse_restores(dojo_program *before, dojo_program *after, const char *text)
 
 	if (dojo_action_parse(&a, text) < 0)
 		return false;
-	mb = dojo_legality_new(before, "c");
+	mb = dojo_legality_new(before, dojo_target_machine("c"));
 	if (dojo_legality_inverse(&inv, mb, &a) == 0) {
-		ma = dojo_legality_new(after, "c");
+		ma = dojo_legality_new(after, dojo_target_machine("c"));
 		back = dojo_legality_apply(ma, &inv);
 		ok = back && dojo_program_equal(back, before);
 		dojo_program_free(back);
@@ -217,7 +218,7 @@ test_file(const char *file, int nseq, int nsession)
 	}
 	d0 = run(p0);
 	/* every legal move at the start, then its inverse */
-	mv = dojo_legality_new(p0, "c");
+	mv = dojo_legality_new(p0, dojo_target_machine("c"));
 	r = dojo_legality_list(mv, NULL, 0, inverse_one, p0);
 	dojo_legality_free(mv);
 	result(r == 0, "%s: every legal move then its inverse gives the "

@@ -1,0 +1,38 @@
+/* target.h: the table of targets: what each can do, and what the moves
+ * need to know of it (doc/design.md) */
+#ifndef DOJO_TARGET_H
+#define DOJO_TARGET_H
+
+#include <stdbool.h>
+
+#include "ir/program.h"
+#include "ir/transform.h"
+#include "src/util/strbuf.h"
+
+struct dojo_target {
+	const char *name;		/* as --target names it: "c" */
+	const char *about;		/* one line, for --help */
+	struct dojo_machine machine;	/* what the moves may use */
+	/* the code of a kernel (NULL: none yet); 0 or -1 with the error */
+	int (*emit)(struct dojo_strbuf *out, dojo_program *prog);
+	bool runs_here;			/* compiled and run on this machine:
+					   run, measure, tune */
+};
+
+/* The targets, in the order of the table; the first is the default. */
+int dojo_target_count(void);
+const struct dojo_target *dojo_target_at(int i);
+const struct dojo_target *dojo_target_default(void);
+/* The target called "name", or NULL with "unknown target 'NAME' (c or
+ * cuda)" as the last error. */
+const struct dojo_target *dojo_target_find(const char *name);
+/* The machine of the target "name" (NULL: the default), or NULL with the
+ * error of dojo_target_find. */
+const struct dojo_machine *dojo_target_machine(const char *name);
+/* Whether "name" is a target whose kernels run on this machine (no error
+ * set either way). */
+bool dojo_target_runs_here(const char *name);
+/* "c or cuda": the names, for messages and --help. */
+const char *dojo_target_names(void);
+
+#endif

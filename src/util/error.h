@@ -9,6 +9,17 @@
 
 #define DOJO_ERROR_MAX 1024
 
+/* What a function that can be refused or fail did, wherever both can
+ * happen: a refusal is a verdict (an illegal move, a step that does not
+ * apply), a failure is not (no memory, isl or a child gave no answer).
+ * Both leave the reason as the last error.  DOJO_FAILED is -1, so that
+ * "< 0" still reads "failed". */
+enum dojo_result {
+	DOJO_FAILED = -1,
+	DOJO_DONE = 0,		/* for a check: legal */
+	DOJO_REFUSED = 1,
+};
+
 /* Set the last error from a printf format; always returns -1. */
 int dojo_error_set(const char *fmt, ...)
 	__attribute__((format(printf, 1, 2)));

@@ -64,14 +64,15 @@ play(struct build *b, const char *fmt, ...)
 {
 	char move[256];
 	va_list ap;
+	enum dojo_result r;
 	int k;
 
 	va_start(ap, fmt);
 	vsnprintf(move, sizeof move, fmt, ap);
 	va_end(ap);
-	k = dojo_env_follow(b->env, b->node, move);
-	if (k < 0)
-		return k;
+	r = dojo_env_follow(b->env, b->node, move, &k);
+	if (r != DOJO_DONE)
+		return r == DOJO_REFUSED ? -1 : -2;
 	b->node = k;
 	b->len += snprintf(b->text + b->len, sizeof b->text - b->len,
 	    "%s%s", b->len ? "; " : "", move);

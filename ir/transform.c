@@ -2920,30 +2920,34 @@ dojo_legality_free(dojo_legality *mv)
 	free(mv);
 }
 
-int
+enum dojo_result
 dojo_legality_check(dojo_legality *mv, const struct dojo_action *a)
 {
 	char text[256], why[DOJO_ERROR_MAX];
 	const char *failure;
 	int rc;
 
-	if (a->move->gpu && !mv->machine->gpu)
-		return refuse(a, "GPU moves need a GPU target (--target cuda)");
+	if (a->move->gpu && !mv->machine->gpu) {
+		refuse(a, "GPU moves need a GPU target (--target cuda)");
+		return DOJO_REFUSED;
+	}
 	refused = false;
 	mv->last_undecided = false;
 	dojo_error_clear();
 	rc = a->move->check(mv, a);
 	failure = mv->deps ? dojo_deps_failure(mv->deps) : NULL;
-	if (!failure && (rc == 0 || refused))
-		return rc;
+	if (!failure && rc == 0)
+		return DOJO_DONE;
+	if (!failure && refused)
+		return DOJO_REFUSED;
 	/* fail closed: isl gave no answer, or a check failed without a
 	 * reason of its own (memory, an analysis of its own) */
 	snprintf(why, sizeof why, "%s", failure ? failure :
 	    *dojo_error_last() ? dojo_error_last() : "out of memory");
 	dojo_action_format(text, sizeof text, a);
 	mv->undecided = mv->last_undecided = true;
-	return dojo_error_set("%s: legality could not be decided: %s", text,
-	    why);
+	dojo_error_set("%s: legality could not be decided: %s", text, why);
+	return DOJO_FAILED;
 }
 
 bool
@@ -2965,7 +2969,7 @@ dojo_legality_apply_unchecked(dojo_legality *mv, const struct dojo_action *a)
 dojo_program *
 dojo_legality_apply(dojo_legality *mv, const struct dojo_action *a)
 {
-	if (dojo_legality_check(mv, a) < 0)
+	if (dojo_legality_check(mv, a) != DOJO_DONE)
 		return NULL;
 	return dojo_legality_apply_unchecked(mv, a);
 }
@@ -3014,8 +3018,14 @@ struct list_ctx {
 static int
 offer(struct list_ctx *c, const struct dojo_action *a)
 {
-	if (c->legal_only && dojo_legality_check(c->mv, a) < 0)
-		return c->mv->last_undecided ? -1 : 0;
+	switch (c->legal_only ? dojo_legality_check(c->mv, a) : DOJO_DONE) {
+	case DOJO_FAILED:
+		return -1;
+	case DOJO_REFUSED:
+		return 0;
+	case DOJO_DONE:
+		break;
+	}
 	return c->fn(a, c->payload);
 }
 

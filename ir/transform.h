@@ -57,11 +57,13 @@ __dojo_give dojo_legality *dojo_legality_new(__dojo_keep dojo_program *prog,
  * of the target that found none.) */
 void dojo_legality_free(__dojo_take dojo_legality *mv);
 
-/* 0 when "a" is legal; -1 with the reason ("ACTION: why") otherwise.
- * When legality could not be decided (isl or memory failed), -1 with
- * "ACTION: legality could not be decided: why", and dojo_legality_undecided
- * says so from then on: the move is refused, never taken as legal. */
-int dojo_legality_check(dojo_legality *mv, const struct dojo_action *a);
+/* DOJO_DONE when "a" is legal; DOJO_REFUSED with the reason ("ACTION:
+ * why") when it is not.  DOJO_FAILED when legality could not be decided
+ * (isl or memory failed), with "ACTION: legality could not be decided:
+ * why", and dojo_legality_undecided says so from then on: such a move is
+ * never taken as legal. */
+enum dojo_result dojo_legality_check(dojo_legality *mv,
+    const struct dojo_action *a);
 bool dojo_legality_undecided(const dojo_legality *mv);
 /* The program after a legal "a", or NULL with the reason. */
 __dojo_give dojo_program *dojo_legality_apply(dojo_legality *mv,

@@ -377,7 +377,7 @@ prim_action_refusal(SCM p, SCM action, SCM target)
 	mv = action_moves(&a, h, action, target);
 	if (!mv)
 		throw_last_error();
-	if (dojo_legality_check(mv, &a) == 0)
+	if (dojo_legality_check(mv, &a) == DOJO_DONE)
 		return SCM_BOOL_F;
 	return scm_from_utf8_string(dojo_error_last());
 }

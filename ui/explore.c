@@ -225,7 +225,7 @@ add_move(const struct dojo_action *a, void *payload)
 		for (i = 0; i < ex->nlegal; i++)
 			if (strcmp(ex->mv[i].action, m->action) == 0)
 				return 0;
-		if (dojo_legality_check(ex->moves, a) == 0)
+		if (dojo_legality_check(ex->moves, a) == DOJO_DONE)
 			return 0;
 		snprintf(m->reason, sizeof m->reason, "%s", dojo_error_last());
 	} else if (c->any_measured) {

@@ -33,7 +33,7 @@ print_refused(const struct dojo_action *a, void *payload)
 	struct why_ctx *c = payload;
 	char text[512];
 
-	if (dojo_legality_check(c->mv, a) == 0) {
+	if (dojo_legality_check(c->mv, a) == DOJO_DONE) {
 		dojo_action_format(text, sizeof text, a);
 		puts(text);
 	} else {
@@ -118,7 +118,7 @@ actions_run(int argc, char **argv)
 	if (why) {
 		if (dojo_action_parse(&a, why) < 0)
 			goto out_free_moves;
-		if (dojo_legality_check(mv, &a) < 0) {
+		if (dojo_legality_check(mv, &a) != DOJO_DONE) {
 			if (dojo_legality_undecided(mv))
 				goto out_free_moves;	/* an error */
 			printf("%s\n", dojo_error_last());

@@ -375,49 +375,52 @@ is_offered(const struct dojo_action *a, void *payload)
 	return o->found;
 }
 
-int
-dojo_env_follow(dojo_env *env, int node, const char *text)
+enum dojo_result
+dojo_env_follow(dojo_env *env, int node, const char *text, int *next)
 {
 	const struct dojo_action *actions;
 	const int *children;
 	struct offered o = { .text = text };
 	struct dojo_action a;
 	dojo_legality *mv;
-	dojo_program *next;
-	int n, i, k = -2;
+	dojo_program *p;
+	enum dojo_result r = DOJO_FAILED;
+	int n, i, k;
 
 	if (env->nodes[node].expanded) {
 		n = dojo_env_expand(env, node, &actions, &children);
 		for (i = 0; i < n; i++)
-			if (is_offered(&actions[i], &o))
-				return children[i];
+			if (is_offered(&actions[i], &o)) {
+				*next = children[i];
+				return DOJO_DONE;
+			}
 		dojo_error_set("%s: not a legal move here", text);
-		return -1;
+		return DOJO_REFUSED;
 	}
 	if (dojo_action_parse(&a, text) < 0)
-		return -2;
+		return DOJO_FAILED;
 	mv = dojo_legality_new(env->nodes[node].prog,
 	    dojo_target_machine(env->opt.target));
 	if (!mv)
-		return -2;
+		return DOJO_FAILED;
 	/* a legal action of the set: a candidate of the set that passes
 	 * its check */
 	if (dojo_legality_candidates(mv, a.path, a.npath, is_offered, &o) < 0)
 		goto out;
 	if (!o.found) {
 		dojo_error_set("%s: not a move of the action set", text);
-		k = -1;
-	} else if (dojo_legality_check(mv, &o.a) < 0) {
-		/* refused, or an error when it could not be decided */
-		k = dojo_legality_undecided(mv) ? -2 : -1;
-	} else if ((next = dojo_legality_apply_unchecked(mv, &o.a))) {
-		k = add_node(env, next, node, text);
-		if (k < 0)
-			k = -2;
+		r = DOJO_REFUSED;
+	} else if ((r = dojo_legality_check(mv, &o.a)) == DOJO_DONE) {
+		p = dojo_legality_apply_unchecked(mv, &o.a);
+		k = p ? add_node(env, p, node, text) : -1;
+		if (k >= 0)
+			*next = k;
+		else
+			r = DOJO_FAILED;
 	}
 out:
 	dojo_legality_free(mv);
-	return k;
+	return r;
 }
 
 bool

@@ -83,11 +83,13 @@ int dojo_env_path(dojo_env *env, int node, int *out, int max);
 int dojo_env_expand(dojo_env *env, int node,
     const struct dojo_action **actions, const int **children);
 
-/* The node that the action "text" reaches from "node", when it is one of
- * the node's legal actions (dojo_env_expand's set), found without
- * computing the whole set: -1 when it is not (with the reason as the last
- * error), -2 on an error. */
-int dojo_env_follow(dojo_env *env, int node, const char *text);
+/* Follow the action "text" from "node" when it is one of the node's legal
+ * actions (dojo_env_expand's set), found without computing the whole set:
+ * DOJO_DONE with the node it reaches in "*next"; DOJO_REFUSED when it is
+ * not one (the reason as the last error); DOJO_FAILED on an error (and
+ * when its legality could not be decided). */
+enum dojo_result dojo_env_follow(dojo_env *env, int node, const char *text,
+    int *next);
 
 /* Evaluate "node": 0 with its reward in "*reward" (may be NULL), 1 when
  * the budget is spent and the node was not known, -1 on an error (no

@@ -710,6 +710,7 @@ follow_candidate(const struct dojo_action *a, void *payload)
 {
 	struct follow_check *f = payload;
 	char text[256], t[256];
+	enum dojo_result r;
 	int i, k;
 
 	dojo_action_format(text, sizeof text, a);
@@ -718,18 +719,18 @@ follow_candidate(const struct dojo_action *a, void *payload)
 		if (strcmp(t, text) == 0)
 			break;
 	}
-	k = dojo_env_follow(f->fresh, 0, text);
-	if (i < f->n && k >= 0) {
+	r = dojo_env_follow(f->fresh, 0, text, &k);
+	if (i < f->n && r == DOJO_DONE) {
 		f->legal++;
 		/* (two actions may reach one state: the node keeps the
 		 * first one's text) */
 		f->wrong += strcmp(dojo_env_state_id(f->fresh, k),
 		    dojo_env_state_id(f->env, f->children[i])) != 0;
-	} else if (i == f->n && k == -1) {
+	} else if (i == f->n && r == DOJO_REFUSED) {
 		f->refused++;
 	} else {
 		printf("# %s: in the set %d, followed %d\n", text, i < f->n,
-		    k);
+		    r);
 		f->wrong++;
 	}
 	return 0;
@@ -756,16 +757,17 @@ test_follow(void)
 	    f.wrong);
 	CHECK(f.legal == f.n && f.refused > 0 && f.wrong == 0);
 	/* not candidates: a split by a non-divisor, an operation's address */
-	CHECK(dojo_env_follow(f.fresh, 0, "split 0 5") == -1);
+	CHECK(dojo_env_follow(f.fresh, 0, "split 0 5", &k) == DOJO_REFUSED);
 	CHECK(strstr(dojo_error_last(), "not a move of the action set"));
-	CHECK(dojo_env_follow(f.fresh, 0, "unroll 0.0.1.0") == -1);
-	CHECK(dojo_env_follow(f.fresh, 0, "swap 0.0") == -1);
+	CHECK(dojo_env_follow(f.fresh, 0, "unroll 0.0.1.0", &k) ==
+	    DOJO_REFUSED);
+	CHECK(dojo_env_follow(f.fresh, 0, "swap 0.0", &k) == DOJO_REFUSED);
 	CHECK_STR(dojo_error_last(), "swap 0.0: the scope's only child must "
 	    "be a scope (a perfect pair)");
 	/* once a node is expanded, following is a look-up in its set */
-	k = dojo_env_follow(f.env, 0, "split 0 4");
+	CHECK(dojo_env_follow(f.env, 0, "split 0 4", &k) == DOJO_DONE);
 	CHECK(k > 0 && dojo_env_parent(f.env, k) == 0);
-	CHECK(dojo_env_follow(f.env, 0, "swap 0.0") == -1);
+	CHECK(dojo_env_follow(f.env, 0, "swap 0.0", &k) == DOJO_REFUSED);
 	CHECK(dojo_env_used(f.env) == 0 && dojo_env_used(f.fresh) == 0);
 	dojo_env_free(f.env);
 	dojo_env_free(f.fresh);

@@ -77,7 +77,7 @@ random_move(dojo_program *p, char *text, size_t len, bool *reassoc)
 			continue;
 		}
 		i = first + (int)(rng() % (uint64_t)count);
-		if (dojo_legality_check(mv, &c.v[i].a) < 0) {
+		if (dojo_legality_check(mv, &c.v[i].a) != DOJO_DONE) {
 			memmove(&c.v[i], &c.v[i + 1], sizeof *c.v *
 			    (c.n - i - 1));
 			c.n--;

@@ -30,7 +30,7 @@ struct dojo_agent_options {
 	bool learn;			/* maxq: learn while playing */
 };
 
-void dojo_agent_options_init(struct dojo_agent_options *opt);
+void dojo_agent_options_init(__dojo_keep struct dojo_agent_options *opt);
 
 /* One suggestion: an action of a state, its score, the node it
  * reaches. */
@@ -79,26 +79,27 @@ struct dojo_tile {
 
 /* The tiles of "node", at most "max" into "out": their count, or -1
  * with the last error set. */
-int dojo_agent_tiles(dojo_env *env, int node, struct dojo_tile *out,
-    int max);
+int dojo_agent_tiles(__dojo_keep dojo_env *env, int node,
+    __dojo_keep struct dojo_tile *out, int max);
 
 typedef struct dojo_player dojo_player;
 
-__dojo_give dojo_player *dojo_player_new(const struct dojo_agent *agent,
-    dojo_env *env, const struct dojo_agent_options *opt);
+__dojo_give dojo_player *dojo_player_new(
+    __dojo_keep const struct dojo_agent *agent, __dojo_keep dojo_env *env,
+    __dojo_keep const struct dojo_agent_options *opt);
 void dojo_player_free(__dojo_take dojo_player *p);
-const struct dojo_agent *dojo_player_agent(dojo_player *p);
+const struct dojo_agent *dojo_player_agent(__dojo_keep dojo_player *p);
 /* One step: 0 (more to do), 1 (done) or -1 with the last error. */
-int dojo_player_step(dojo_player *p);
+int dojo_player_step(__dojo_keep dojo_player *p);
 /* Steps until done. */
-int dojo_player_run(dojo_player *p);
+int dojo_player_run(__dojo_keep dojo_player *p);
 /* The "k" best actions of "node" by the agent's scores, best first, into
  * "out": their count, or -1. */
-int dojo_player_suggest(dojo_player *p, int node, int k,
-    struct dojo_suggestion *out);
+int dojo_player_suggest(__dojo_keep dojo_player *p, int node, int k,
+    __dojo_keep struct dojo_suggestion *out);
 /* Save the learned model; -1 with an error for agents that learn
  * nothing. */
-int dojo_player_save(dojo_player *p, const char *path);
+int dojo_player_save(__dojo_keep dojo_player *p, const char *path);
 
 /* Helpers for agents: a uniform number below "n" from "*state", and a
  * seeded shuffle of "a". */
@@ -112,8 +113,9 @@ struct dojo_node_set {
 	int n;
 };
 
-int dojo_node_set_add(struct dojo_node_set *set, int node);	/* 0, -1 */
-bool dojo_node_set_has(const struct dojo_node_set *set, int node);
-void dojo_node_set_release(struct dojo_node_set *set);
+/* 0, -1 */
+int dojo_node_set_add(__dojo_keep struct dojo_node_set *set, int node);
+bool dojo_node_set_has(__dojo_keep const struct dojo_node_set *set, int node);
+void dojo_node_set_release(__dojo_keep struct dojo_node_set *set);
 
 #endif

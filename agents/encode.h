@@ -31,21 +31,22 @@ void dojo_encoder_free(__dojo_take dojo_encoder *enc);
 
 /* "struct-2" or "cmd"; the dimension of a state (0: an external encoder
  * not yet called) and of a pair. */
-const char *dojo_encoder_name(dojo_encoder *enc);
-int dojo_encoder_state_dim(dojo_encoder *enc);
-int dojo_encoder_pair_dim(dojo_encoder *enc);
+const char *dojo_encoder_name(__dojo_keep dojo_encoder *enc);
+int dojo_encoder_state_dim(__dojo_keep dojo_encoder *enc);
+int dojo_encoder_pair_dim(__dojo_keep dojo_encoder *enc);
 /* Fix the dimension an external encoder must answer (from a model);
  * -1 with the last error when it already answered another. */
-int dojo_encoder_expect_dim(dojo_encoder *enc, int dim);
+int dojo_encoder_expect_dim(__dojo_keep dojo_encoder *enc, int dim);
 
 /* The encoding of "prog" (state id "id", or NULL to compute it), owned
  * by the encoder; NULL with the last error set. */
-const float *dojo_encoder_state(dojo_encoder *enc, dojo_program *prog,
-    const char *id);
+const float *dojo_encoder_state(__dojo_keep dojo_encoder *enc,
+    __dojo_keep dojo_program *prog, const char *id);
 /* The pair encoding of "a" taking "prog" to "next" into "out"
  * (dojo_encoder_pair_dim numbers).  0 or -1. */
-int dojo_encoder_pair(dojo_encoder *enc, dojo_program *prog,
-    const char *id, const struct dojo_action *a, dojo_program *next,
+int dojo_encoder_pair(__dojo_keep dojo_encoder *enc,
+    __dojo_keep dojo_program *prog, const char *id,
+    __dojo_keep const struct dojo_action *a, __dojo_keep dojo_program *next,
     const char *next_id, float *out);
 
 #endif

@@ -31,16 +31,17 @@ struct dojo_maxq_options {
 					   teach the same, -1 */
 };
 
-void dojo_maxq_options_init(struct dojo_maxq_options *opt);
+void dojo_maxq_options_init(__dojo_keep struct dojo_maxq_options *opt);
 /* The defaults, then what a player's options set (agents/agent.h): its
  * seed, model, encoder, gamma and updates. */
 struct dojo_agent_options;
-void dojo_maxq_options_from(struct dojo_maxq_options *opt,
-    const struct dojo_agent_options *aopt);
+void dojo_maxq_options_from(__dojo_keep struct dojo_maxq_options *opt,
+    __dojo_keep const struct dojo_agent_options *aopt);
 
 typedef struct dojo_maxq dojo_maxq;
 
-__dojo_give dojo_maxq *dojo_maxq_new(const struct dojo_maxq_options *opt);
+__dojo_give dojo_maxq *dojo_maxq_new(
+    __dojo_keep const struct dojo_maxq_options *opt);
 void dojo_maxq_free(__dojo_take dojo_maxq *mq);
 
 /* Q of every action of "node" into "q" ("n" of them, as
@@ -48,19 +49,19 @@ void dojo_maxq_free(__dojo_take dojo_maxq *mq);
  * this run is valued by its target, max(r, gamma * v), v the network's
  * value of that state shrunk towards the best reward measured below it
  * (doc/agents.md).  0 or -1. */
-int dojo_maxq_scores(dojo_maxq *mq, dojo_env *env, int node, double *q,
-    int n);
+int dojo_maxq_scores(__dojo_keep dojo_maxq *mq, __dojo_keep dojo_env *env,
+    int node, double *q, int n);
 /* One step of "env" from its current node: an epsilon-greedy action,
  * the transition into the replay buffer, and (when "learn") one update
  * whose loss goes into "*loss" (may be NULL).  0, 1 (budget spent, or no
  * action anywhere) or -1. */
-int dojo_maxq_step(dojo_maxq *mq, dojo_env *env, double epsilon, bool learn,
-    double *loss);
+int dojo_maxq_step(__dojo_keep dojo_maxq *mq, __dojo_keep dojo_env *env,
+    double epsilon, bool learn, double *loss);
 /* One update on a batch of the replay buffer; the loss. */
-int dojo_maxq_update(dojo_maxq *mq, double *loss);
-int dojo_maxq_save(dojo_maxq *mq, const char *path);
+int dojo_maxq_update(__dojo_keep dojo_maxq *mq, double *loss);
+int dojo_maxq_save(__dojo_keep dojo_maxq *mq, const char *path);
 /* The environments of the replay buffer are about to go: forget them
  * and what was measured in them. */
-void dojo_maxq_forget(dojo_maxq *mq);
+void dojo_maxq_forget(__dojo_keep dojo_maxq *mq);
 
 #endif

@@ -21,18 +21,18 @@ typedef struct dojo_qnet dojo_qnet;
  * the target network is a copy. */
 __dojo_give dojo_qnet *dojo_qnet_new(int dim, int hidden, uint64_t seed);
 void dojo_qnet_free(__dojo_take dojo_qnet *q);
-int dojo_qnet_dim(dojo_qnet *q);
+int dojo_qnet_dim(__dojo_keep dojo_qnet *q);
 /* The updates made so far. */
-long dojo_qnet_updates(dojo_qnet *q);
+long dojo_qnet_updates(__dojo_keep dojo_qnet *q);
 
 /* Q(x) by the online network, or by the target network. */
-double dojo_qnet_eval(dojo_qnet *q, const float *x, bool target);
+double dojo_qnet_eval(__dojo_keep dojo_qnet *q, const float *x, bool target);
 /* One Adam step of rate "lr" on the mean of (Q(x_i) - y_i)^2 over the
  * "n" rows of "xs" (n x dim); the loss before the step. */
-double dojo_qnet_train(dojo_qnet *q, const float *xs, const double *ys,
-    int n, double lr);
+double dojo_qnet_train(__dojo_keep dojo_qnet *q, const float *xs,
+    const double *ys, int n, double lr);
 /* The target network becomes a copy of the online one. */
-void dojo_qnet_sync(dojo_qnet *q);
+void dojo_qnet_sync(__dojo_keep dojo_qnet *q);
 
 /* The Max-Q target of a transition to a state of reward "r": the value
  * of a path is the best state on it, so y = max(r, gamma * max_i
@@ -49,8 +49,8 @@ double dojo_maxq_target_double(double r, bool failed, double gamma,
 
 /* Write the model: the header "perfdojo-model 1", "encoder NAME DIM",
  * "layers", "updates", then the weights.  0 or -1. */
-int dojo_qnet_save(dojo_qnet *q, const char *path, const char *encoder,
-    int encoder_dim);
+int dojo_qnet_save(__dojo_keep dojo_qnet *q, const char *path,
+    const char *encoder, int encoder_dim);
 /* Read a model written for "encoder" of state dimension "encoder_dim"
  * (0: any; then "*dim_out", if not NULL, gets the model's); a model of
  * another version or encoder is refused with a one-line error. */

@@ -14,9 +14,10 @@ typedef struct dojo_deps dojo_deps;
 /* Refuse a read of an out array or of a temporary that no earlier write
  * reaches (doc/ir.md section 6).  0, or -1 with FILE:LINE:COL;
  * -2 with the reason when it could not be decided (isl, memory). */
-int dojo_deps_check_reads(dojo_program *prog);
+int dojo_deps_check_reads(__dojo_keep dojo_program *prog);
 /* The same for the reads of the arrays "arrays" marks (by index). */
-int dojo_deps_check_reads_of(dojo_program *prog, const bool *arrays);
+int dojo_deps_check_reads_of(__dojo_keep dojo_program *prog,
+    const bool *arrays);
 
 /* Every memory-based dependence (flow, anti, output) between operation
  * instances, on storage (folded slots, buffers shared by arrays). */
@@ -55,12 +56,14 @@ struct dojo_dep_query {
 /* Why a question to "deps" went unanswered (isl failed: out of memory,
  * a limit), or NULL.  Once set it stays: every answer since may be a
  * dependence that is not there, never one missed. */
-const char *dojo_deps_failure(dojo_deps *deps);
+const char *dojo_deps_failure(__dojo_keep dojo_deps *deps);
 /* The first dependence the query matches, or -1. */
-int dojo_deps_find(dojo_deps *deps, const struct dojo_dep_query *q);
+int dojo_deps_find(__dojo_keep dojo_deps *deps,
+    __dojo_keep const struct dojo_dep_query *q);
 /* "the dependence of X on Y through A (flow), direction (=, <, >)" */
-void dojo_deps_describe(struct dojo_strbuf *sb, dojo_deps *deps, int dep,
-    const struct dojo_dep_query *q);
+void dojo_deps_describe(__dojo_keep struct dojo_strbuf *sb,
+    __dojo_keep dojo_deps *deps, int dep,
+    __dojo_keep const struct dojo_dep_query *q);
 /* One dependence for a reader (the graph): the operations at "src_path"
  * and "dst_path", the source's instance running first; the kind; the
  * storage; and the direction vectors over the "n_levels" scopes the two
@@ -90,30 +93,31 @@ struct dojo_dep_info {
  * (source, sink, storage, kind), the direction vectors merged where that
  * is exact.  Stops at the first non-zero return of "fn" and returns it;
  * 0, or -1 with the last error set when isl fails. */
-int dojo_deps_foreach(dojo_deps *deps,
-    int (*fn)(const struct dojo_dep_info *info, void *payload),
-    void *payload);
+int dojo_deps_foreach(__dojo_keep dojo_deps *deps,
+    int (*fn)(const struct dojo_dep_info *info, void *payload), void *payload);
 /* "dep" kind's name: "flow", "anti", "output". */
 const char *dojo_dep_type_name(enum dojo_dep_type type);
 
 /* Whether buffer "b" is private to the scope at "path": a temporary that
  * only the scope touches, each read finding its value written earlier in
  * the same iteration; each iteration (thread) may have its own copy. */
-bool dojo_deps_private(dojo_deps *deps, int b, const int *path, int n);
+bool dojo_deps_private(__dojo_keep dojo_deps *deps, int b, const int *path,
+    int n);
 /* Whether the operation at "path" is a reduction. */
-bool dojo_deps_is_reduction(dojo_deps *deps, const int *path, int n);
+bool dojo_deps_is_reduction(__dojo_keep dojo_deps *deps, const int *path,
+    int n);
 
 /* Whether folding dimension "d" of buffer "b" to "n" slots would
  * overwrite a value still to be read: 1 (with a sentence in "why"), 0, or
  * -1 on error. */
-int dojo_deps_fold_live(dojo_program *prog, int b, int d, int64_t n,
+int dojo_deps_fold_live(__dojo_keep dojo_program *prog, int b, int d, int64_t n,
     char *why, size_t len);
 /* The same, with the relations of "deps" kept for the next question. */
-int dojo_deps_fold_conflict(dojo_deps *deps, int b, int d, int64_t n,
-    char *why, size_t len);
+int dojo_deps_fold_conflict(__dojo_keep dojo_deps *deps, int b, int d,
+    int64_t n, char *why, size_t len);
 /* Whether the live ranges of the arrays of buffers "b1" and "b2" overlap
  * (an access to each runs before an access to the other): 1, 0, or -1
  * with the last error set.  Answered from the tree, without isl. */
-int dojo_deps_lifetimes_overlap(dojo_deps *deps, int b1, int b2);
+int dojo_deps_lifetimes_overlap(__dojo_keep dojo_deps *deps, int b1, int b2);
 
 #endif

@@ -34,7 +34,7 @@ enum dojo_update {
 /* Lifecycle.  Programs and nodes are reference counted and never change
  * once built; a transformation builds a new program that shares the
  * unchanged subtrees. */
-dojo_program *dojo_program_copy(__dojo_keep dojo_program *prog);
+__dojo_give dojo_program *dojo_program_copy(__dojo_keep dojo_program *prog);
 void dojo_program_free(__dojo_take dojo_program *prog);
 
 /* Read a program from "text" of "len" bytes; "file" names it in errors.
@@ -50,35 +50,40 @@ int dojo_program_validate(__dojo_keep dojo_program *prog);
 int dojo_program_validate_structure(__dojo_keep dojo_program *prog);
 
 /* The canonical text (malloc'ed, NUL-terminated); NULL on no memory. */
-char *dojo_program_print(__dojo_keep dojo_program *prog, bool addresses);
+__dojo_give char *dojo_program_print(__dojo_keep dojo_program *prog,
+    bool addresses);
 /* The state id: git's blob id of the canonical text, 40 hex digits. */
 void dojo_program_id(char out[41], __dojo_keep dojo_program *prog);
-bool dojo_program_equal(dojo_program *a, dojo_program *b);
+bool dojo_program_equal(__dojo_keep dojo_program *a,
+    __dojo_keep dojo_program *b);
 
 /* Declarations. */
-const char *dojo_program_file(dojo_program *prog);
-int dojo_program_n_buffers(dojo_program *prog);
-const char *dojo_buffer_name(dojo_program *prog, int b);
-enum dojo_dtype dojo_buffer_dtype(dojo_program *prog, int b);
-int dojo_buffer_ndim(dojo_program *prog, int b);
-int64_t dojo_buffer_extent(dojo_program *prog, int b, int d);
-int64_t dojo_buffer_fold(dojo_program *prog, int b, int d); /* 0: none */
-enum dojo_loc dojo_buffer_loc(dojo_program *prog, int b);
-enum dojo_role dojo_buffer_role(dojo_program *prog, int b);
-int dojo_program_n_arrays(dojo_program *prog);
-const char *dojo_array_name(dojo_program *prog, int a);
-int dojo_array_buffer(dojo_program *prog, int a);
-int dojo_program_find_array(dojo_program *prog, const char *name);
-int dojo_program_find_buffer(dojo_program *prog, const char *name);
+const char *dojo_program_file(__dojo_keep dojo_program *prog);
+int dojo_program_n_buffers(__dojo_keep dojo_program *prog);
+const char *dojo_buffer_name(__dojo_keep dojo_program *prog, int b);
+enum dojo_dtype dojo_buffer_dtype(__dojo_keep dojo_program *prog, int b);
+int dojo_buffer_ndim(__dojo_keep dojo_program *prog, int b);
+int64_t dojo_buffer_extent(__dojo_keep dojo_program *prog, int b, int d);
+/* 0: not folded */
+int64_t dojo_buffer_fold(__dojo_keep dojo_program *prog, int b, int d);
+enum dojo_loc dojo_buffer_loc(__dojo_keep dojo_program *prog, int b);
+enum dojo_role dojo_buffer_role(__dojo_keep dojo_program *prog, int b);
+int dojo_program_n_arrays(__dojo_keep dojo_program *prog);
+const char *dojo_array_name(__dojo_keep dojo_program *prog, int a);
+int dojo_array_buffer(__dojo_keep dojo_program *prog, int a);
+int dojo_program_find_array(__dojo_keep dojo_program *prog, const char *name);
+int dojo_program_find_buffer(__dojo_keep dojo_program *prog, const char *name);
 
 /* The tree.  The root is implicit: its children are the top-level nodes. */
-int dojo_program_n_children(dojo_program *prog);
-dojo_node *dojo_program_child(dojo_program *prog, int i);
-enum dojo_node_kind dojo_node_kind(dojo_node *node);
-int dojo_node_n_children(dojo_node *node);
-dojo_node *dojo_node_child(dojo_node *node, int i);
-int64_t dojo_node_size(dojo_node *node);
-char dojo_node_flag(dojo_node *node);	/* 0 or one of "uvpgbw" */
+int dojo_program_n_children(__dojo_keep dojo_program *prog);
+__dojo_keep dojo_node *dojo_program_child(__dojo_keep dojo_program *prog,
+    int i);
+enum dojo_node_kind dojo_node_kind(__dojo_keep dojo_node *node);
+int dojo_node_n_children(__dojo_keep dojo_node *node);
+__dojo_keep dojo_node *dojo_node_child(__dojo_keep dojo_node *node, int i);
+int64_t dojo_node_size(__dojo_keep dojo_node *node);
+/* 0 or one of "uvpgbw" */
+char dojo_node_flag(__dojo_keep dojo_node *node);
 
 /* Operations, for code generators: the written access, the update and
  * the expression tree.  Accesses and expressions belong to their node. */
@@ -91,24 +96,24 @@ enum dojo_fn {
 	DOJO_FN_EXP, DOJO_FN_LOG, DOJO_FN_SQRT, DOJO_FN_TANH, DOJO_FN_ABS,
 	DOJO_FN_MAX, DOJO_FN_MIN
 };
-const dojo_access *dojo_op_lhs(const dojo_node *op);
-enum dojo_update dojo_op_update(const dojo_node *op);
-const dojo_expr *dojo_op_rhs(const dojo_node *op);
-int dojo_access_array(const dojo_access *acc);
-int dojo_access_n_indices(const dojo_access *acc);
+const dojo_access *dojo_op_lhs(__dojo_keep const dojo_node *op);
+enum dojo_update dojo_op_update(__dojo_keep const dojo_node *op);
+const dojo_expr *dojo_op_rhs(__dojo_keep const dojo_node *op);
+int dojo_access_array(__dojo_keep const dojo_access *acc);
+int dojo_access_n_indices(__dojo_keep const dojo_access *acc);
 /* Index "i" is c + sum of coef[t] * {depth[t]}; returns the term count
  * and fills at most DOJO_MAX_DEPTH terms. */
-int dojo_access_index(const dojo_access *acc, int i, int64_t *c,
+int dojo_access_index(__dojo_keep const dojo_access *acc, int i, int64_t *c,
     int *depth, int64_t *coef);
-enum dojo_expr_kind dojo_expr_kind(const dojo_expr *e);
-double dojo_expr_num(const dojo_expr *e);
-const dojo_access *dojo_expr_access(const dojo_expr *e);
-enum dojo_fn dojo_expr_fn(const dojo_expr *e);
-const dojo_expr *dojo_expr_arg(const dojo_expr *e, int i);
+enum dojo_expr_kind dojo_expr_kind(__dojo_keep const dojo_expr *e);
+double dojo_expr_num(__dojo_keep const dojo_expr *e);
+const dojo_access *dojo_expr_access(__dojo_keep const dojo_expr *e);
+enum dojo_fn dojo_expr_fn(__dojo_keep const dojo_expr *e);
+const dojo_expr *dojo_expr_arg(__dojo_keep const dojo_expr *e, int i);
 /* Append the text of operation "op" (without its cells) to "sb". */
 struct dojo_strbuf;
-void dojo_op_print(struct dojo_strbuf *sb, dojo_program *prog,
-    const dojo_node *op);
+void dojo_op_print(__dojo_keep struct dojo_strbuf *sb,
+    __dojo_keep dojo_program *prog, __dojo_keep const dojo_node *op);
 
 /* Addresses: "0.1.2".  Parse into "out" (at most DOJO_MAX_DEPTH indices);
  * returns the number of indices or -1 with the last error set. */
@@ -116,7 +121,8 @@ int dojo_address_parse(int out[DOJO_MAX_DEPTH], const char *text);
 /* The text of the address "path" (n indices) into "out". */
 void dojo_address_format(char *out, size_t len, const int *path, int n);
 /* The node at an address, or NULL with the last error set. */
-dojo_node *dojo_program_lookup(dojo_program *prog, const int *path, int n);
+__dojo_keep dojo_node *dojo_program_lookup(__dojo_keep dojo_program *prog,
+    const int *path, int n);
 
 const char *dojo_dtype_name(enum dojo_dtype t);
 size_t dojo_dtype_size(enum dojo_dtype t);

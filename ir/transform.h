@@ -28,14 +28,15 @@ struct dojo_action {
 int dojo_move_count(void);
 const char *dojo_move_name(int i);
 /* The index of an action's move in the table (0 .. count - 1). */
-int dojo_action_move_index(const struct dojo_action *a);
+int dojo_action_move_index(__dojo_keep const struct dojo_action *a);
 const char *dojo_move_synopsis(int i);	/* "split S f" */
 const char *dojo_move_help(int i);
 
 /* Read an action's text (syntax only).  0 or -1 with the last error. */
-int dojo_action_parse(struct dojo_action *out, const char *text);
+int dojo_action_parse(__dojo_keep struct dojo_action *out, const char *text);
 /* The action's text, as it parses back. */
-void dojo_action_format(char *out, size_t len, const struct dojo_action *a);
+void dojo_action_format(char *out, size_t len,
+    __dojo_keep const struct dojo_action *a);
 
 /* What the moves need to know of a target (each target of the target
  * table, targets/target.h, has one). */
@@ -62,33 +63,34 @@ void dojo_legality_free(__dojo_take dojo_legality *mv);
  * (isl or memory failed), with "ACTION: legality could not be decided:
  * why", and dojo_legality_undecided says so from then on: such a move is
  * never taken as legal. */
-enum dojo_result dojo_legality_check(dojo_legality *mv,
-    const struct dojo_action *a);
-bool dojo_legality_undecided(const dojo_legality *mv);
+enum dojo_result dojo_legality_check(__dojo_keep dojo_legality *mv,
+    __dojo_keep const struct dojo_action *a);
+bool dojo_legality_undecided(__dojo_keep const dojo_legality *mv);
 /* The program after a legal "a", or NULL with the reason. */
-__dojo_give dojo_program *dojo_legality_apply(dojo_legality *mv,
-    const struct dojo_action *a);
+__dojo_give dojo_program *dojo_legality_apply(__dojo_keep dojo_legality *mv,
+    __dojo_keep const struct dojo_action *a);
 /* The program after "a", assumed legal (no check). */
-__dojo_give dojo_program *dojo_legality_apply_unchecked(dojo_legality *mv,
-    const struct dojo_action *a);
+__dojo_give dojo_program *dojo_legality_apply_unchecked(
+    __dojo_keep dojo_legality *mv, __dojo_keep const struct dojo_action *a);
 /* Whether the legal "a" changes the order in which a reduction
  * accumulates (results then agree within a tolerance, doc/moves.md). */
-bool dojo_legality_reassociates(dojo_legality *mv, const struct dojo_action *a);
+bool dojo_legality_reassociates(__dojo_keep dojo_legality *mv,
+    __dojo_keep const struct dojo_action *a);
 /* The action that undoes "a" (applied to this program), if the move has an
  * inverse; -1 otherwise. */
-int dojo_legality_inverse(struct dojo_action *out, dojo_legality *mv,
-    const struct dojo_action *a);
+int dojo_legality_inverse(__dojo_keep struct dojo_action *out,
+    __dojo_keep dojo_legality *mv, __dojo_keep const struct dojo_action *a);
 
 /* Call "fn" on every legal action, in a stable order; only those at the
  * node "at" ("nat" > 0).  Stops at a non-zero return of "fn", and with -1
  * and the reason at the first action whose legality could not be
  * decided: a list is whole or an error. */
 typedef int (*dojo_action_fn)(const struct dojo_action *a, void *payload);
-int dojo_legality_list(dojo_legality *mv, const int *at, int nat, dojo_action_fn fn,
-    void *payload);
-/* Every candidate action, legal or not, at "at" (or everywhere). */
-int dojo_legality_candidates(dojo_legality *mv, const int *at, int nat,
+int dojo_legality_list(__dojo_keep dojo_legality *mv, const int *at, int nat,
     dojo_action_fn fn, void *payload);
+/* Every candidate action, legal or not, at "at" (or everywhere). */
+int dojo_legality_candidates(__dojo_keep dojo_legality *mv, const int *at,
+    int nat, dojo_action_fn fn, void *payload);
 
 /* Parse, check and apply the action text "text" to "prog". */
 __dojo_give dojo_program *dojo_program_apply_text(__dojo_keep dojo_program *prog,

@@ -40,7 +40,7 @@ int dojo_guile_run_script(const char *file, int argc, char **argv);
  * Scheme with define-move and define-agent, sorted: a NULL-terminated
  * array to free with dojo_guile_names_free, or NULL with the last error
  * set. */
-char **dojo_guile_registered(const char *kind);
+__dojo_give char **dojo_guile_registered(const char *kind);
 void dojo_guile_names_free(char **names);
 /* The program after the Scheme move "name", or NULL with the last error
  * set. */
@@ -50,11 +50,11 @@ __dojo_give dojo_program *dojo_guile_apply_move(__dojo_keep dojo_program *prog,
  * order (the apply-action steps that reach its program): a
  * NULL-terminated array to free with dojo_guile_names_free, or NULL with
  * the last error set, also when its program is not reached that way. */
-char **dojo_guile_move_actions(__dojo_keep dojo_program *prog,
+__dojo_give char **dojo_guile_move_actions(__dojo_keep dojo_program *prog,
     const char *name);
 /* The action (malloc'ed) that the Scheme agent "name" chooses in "prog",
  * or NULL with the last error set ("" set when the agent stops). */
-char *dojo_guile_agent_choose(__dojo_keep dojo_program *prog,
+__dojo_give char *dojo_guile_agent_choose(__dojo_keep dojo_program *prog,
     const char *name);
 
 /* For the explorer: evaluate "expr" with explorer-program bound to
@@ -65,7 +65,8 @@ int dojo_guile_explore_eval(__dojo_keep dojo_program *prog,
     const char *session, const char *expr, char **out_text);
 /* The explorer command bound to "key" with bind-key (malloc'ed), or NULL:
  * none (the last error clear) or an error (set). */
-char *dojo_guile_key_command(__dojo_keep dojo_program *prog, const char *key);
+__dojo_give char *dojo_guile_key_command(__dojo_keep dojo_program *prog,
+    const char *key);
 
 #ifdef SCM_MAJOR_VERSION
 /* Programs as Scheme values (in Guile mode): a new reference either way;

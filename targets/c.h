@@ -21,6 +21,7 @@
  * error set.  Flags: p is an OpenMP parallel loop (temporaries private to
  * it declared inside; the heap ones once a thread), v an OpenMP simd
  * loop, u an unroll pragma; the GPU flags run sequentially on the CPU. */
-int dojo_c_emit(struct dojo_strbuf *out, dojo_program *prog);
+int dojo_c_emit(__dojo_keep struct dojo_strbuf *out,
+    __dojo_keep dojo_program *prog);
 
 #endif

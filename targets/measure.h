@@ -26,22 +26,25 @@ struct dojo_measurement {
 };
 
 /* Default options: C target, 1% precision, a 2 s budget, 60 s limit. */
-void dojo_measure_options_init(struct dojo_measure_options *opt);
+void dojo_measure_options_init(__dojo_keep struct dojo_measure_options *opt);
 
 /* Measure "prog"; its outputs must agree with the interpreter's outputs
  * of "reference" (NULL: of "prog") on the seeded inputs, within the
  * tolerance of doc/measure.md.  -1 with the last error only when nothing
  * could be measured (no database, no memory); a failing kernel is an
  * outcome. */
-int dojo_measure(dojo_program *prog, dojo_program *reference,
-    const struct dojo_measure_options *opt, struct dojo_measurement *out);
+int dojo_measure(__dojo_keep dojo_program *prog,
+    __dojo_keep dojo_program *reference,
+    __dojo_keep const struct dojo_measure_options *opt,
+    __dojo_keep struct dojo_measurement *out);
 /* The same, for callers that measure many kernels against one reference:
  * "*want" keeps the interpreter's outputs of "reference" between calls
  * (NULL at first: computed when a kernel is measured, not looked up; the
  * caller frees it with dojo_data_free).  Interpreting a large kernel
  * takes far longer than running its compiled code. */
-int dojo_measure_against(dojo_program *prog, dojo_program *reference,
-    dojo_data **want, const struct dojo_measure_options *opt,
-    struct dojo_measurement *out);
+int dojo_measure_against(__dojo_keep dojo_program *prog,
+    __dojo_keep dojo_program *reference, __dojo_keep dojo_data **want,
+    __dojo_keep const struct dojo_measure_options *opt,
+    __dojo_keep struct dojo_measurement *out);
 
 #endif

@@ -60,8 +60,9 @@ void dojo_child_die_with_parent(pid_t parent);
  * kernel arguments of "data"; the out and inout buffers come back into
  * "data" when the outcome is ok.  -1 (last error set) only when the run
  * could not be attempted; a failing kernel is an outcome in "res". */
-int dojo_c_run(dojo_program *prog, dojo_data *data,
-    const struct dojo_run_options *opt, struct dojo_run_result *res);
+int dojo_c_run(__dojo_keep dojo_program *prog, __dojo_keep dojo_data *data,
+    __dojo_keep const struct dojo_run_options *opt,
+    __dojo_keep struct dojo_run_result *res);
 
 /* Compile the kernels of "progs" ahead, "jobs" compilers at a time, so
  * that the dojo_c_run of each (in this process, with the same compiler
@@ -69,7 +70,7 @@ int dojo_c_run(dojo_program *prog, dojo_data *data,
  * overlap.  Does nothing for "jobs" < 2.  0, or -1 with the last error
  * set (no temporary folder); a kernel that fails to compile is compiled
  * again by its run, which reports why. */
-int dojo_c_prepare(dojo_program *const *progs, int n, int jobs,
-    const struct dojo_run_options *opt);
+int dojo_c_prepare(__dojo_keep dojo_program *const *progs, int n, int jobs,
+    __dojo_keep const struct dojo_run_options *opt);
 
 #endif

@@ -54,76 +54,83 @@ struct dojo_env_options {
 
 /* Defaults for players: the C target, measurements with a 5% precision,
  * at most 0.3 s and 200 repetitions each, 20 s time limit; no budget. */
-void dojo_env_options_init(struct dojo_env_options *opt);
+void dojo_env_options_init(__dojo_keep struct dojo_env_options *opt);
 
 /* An environment starting at "start"; measures the start (the baseline).
  * NULL with the last error set, also when the start itself fails. */
 __dojo_give dojo_env *dojo_env_new(__dojo_keep dojo_program *start,
-    const struct dojo_env_options *opt);
+    __dojo_keep const struct dojo_env_options *opt);
 void dojo_env_free(__dojo_take dojo_env *env);
 
 /* A hash of a state id (40 hex digits), for tables keyed by state. */
 uint64_t dojo_env_id_hash(const char *id);
 
 /* Nodes. */
-int dojo_env_n_nodes(dojo_env *env);
-dojo_program *dojo_env_program(dojo_env *env, int node);	/* owned */
-const char *dojo_env_state_id(dojo_env *env, int node);
-int dojo_env_parent(dojo_env *env, int node);		/* -1 for 0 */
-const char *dojo_env_action(dojo_env *env, int node);	/* "" for 0 */
-int dojo_env_depth(dojo_env *env, int node);
+int dojo_env_n_nodes(__dojo_keep dojo_env *env);
+/* The program of "node", owned by the environment. */
+__dojo_keep dojo_program *dojo_env_program(__dojo_keep dojo_env *env,
+    int node);
+const char *dojo_env_state_id(__dojo_keep dojo_env *env, int node);
+/* The first parent of "node" (-1 for the start). */
+int dojo_env_parent(__dojo_keep dojo_env *env, int node);
+/* The action that first reached "node" ("" for the start). */
+const char *dojo_env_action(__dojo_keep dojo_env *env, int node);
+int dojo_env_depth(__dojo_keep dojo_env *env, int node);
 /* The nodes from the start to "node" into "out" (at most "max"); the
  * count.  */
-int dojo_env_path(dojo_env *env, int node, int *out, int max);
+int dojo_env_path(__dojo_keep dojo_env *env, int node, int *out, int max);
 
 /* The legal actions of "node", in the stable order of dojo_legality_list,
  * and the node each one reaches: "*actions" and "*children" (owned by
  * the environment, valid while it lives, new nodes or not) hold the
  * count returned, or -1 with the last error. */
-int dojo_env_expand(dojo_env *env, int node,
-    const struct dojo_action **actions, const int **children);
+int dojo_env_expand(__dojo_keep dojo_env *env, int node,
+    __dojo_keep const struct dojo_action **actions, const int **children);
 
 /* Follow the action "text" from "node" when it is one of the node's legal
  * actions (dojo_env_expand's set), found without computing the whole set:
  * DOJO_DONE with the node it reaches in "*next"; DOJO_REFUSED when it is
  * not one (the reason as the last error); DOJO_FAILED on an error (and
  * when its legality could not be decided). */
-enum dojo_result dojo_env_follow(dojo_env *env, int node, const char *text,
-    int *next);
+enum dojo_result dojo_env_follow(__dojo_keep dojo_env *env, int node,
+    const char *text, int *next);
 
 /* Evaluate "node": 0 with its reward in "*reward" (may be NULL), 1 when
  * the budget is spent and the node was not known, -1 on an error (no
  * database).  */
-int dojo_env_evaluate(dojo_env *env, int node, double *reward);
+int dojo_env_evaluate(__dojo_keep dojo_env *env, int node, double *reward);
 /* Compile the kernels of those of the "n" nodes that the budget left can
  * still measure, "opt.jobs" at a time, before they are evaluated one by
  * one (timed runs never overlap).  0, or -1 with the last error set. */
-int dojo_env_prepare(dojo_env *env, const int *nodes, int n);
-bool dojo_env_measured(dojo_env *env, int node);
-bool dojo_env_failed(dojo_env *env, int node);	/* measured and failed */
-double dojo_env_reward(dojo_env *env, int node);	/* measured only */
+int dojo_env_prepare(__dojo_keep dojo_env *env, const int *nodes, int n);
+bool dojo_env_measured(__dojo_keep dojo_env *env, int node);
+/* measured and failed */
+bool dojo_env_failed(__dojo_keep dojo_env *env, int node);
+/* measured only */
+double dojo_env_reward(__dojo_keep dojo_env *env, int node);
 /* The measurement of a measured node (NULL with a cost function). */
-const struct dojo_measurement *dojo_env_measurement(dojo_env *env,
+const struct dojo_measurement *dojo_env_measurement(__dojo_keep dojo_env *env,
     int node);
-double dojo_env_start_ns(dojo_env *env);
+double dojo_env_start_ns(__dojo_keep dojo_env *env);
 
 /* The budget: counted measurements, whether it is spent. */
-int dojo_env_used(dojo_env *env);
-int dojo_env_budget(dojo_env *env);		/* 0: no limit */
-bool dojo_env_spent(dojo_env *env);
+int dojo_env_used(__dojo_keep dojo_env *env);
+int dojo_env_budget(__dojo_keep dojo_env *env);		/* 0: no limit */
+bool dojo_env_spent(__dojo_keep dojo_env *env);
 /* The measured node of the best reward (0, the start, when none beats
  * it; the first reached among equals). */
-int dojo_env_best(dojo_env *env);
+int dojo_env_best(__dojo_keep dojo_env *env);
 
 /* One episode at a time: the current node, back to the start, and one
  * step by the "i"th action of the current node.  A step evaluates the
  * node reached; it becomes current unless it failed (the episode goes on
  * from the parent).  0, 1 (budget spent: nothing done) or -1. */
-int dojo_env_reset(dojo_env *env);
-int dojo_env_current(dojo_env *env);
-int dojo_env_step(dojo_env *env, int i, double *reward, int *reached);
+int dojo_env_reset(__dojo_keep dojo_env *env);
+int dojo_env_current(__dojo_keep dojo_env *env);
+int dojo_env_step(__dojo_keep dojo_env *env, int i, double *reward,
+    int *reached);
 /* A step to a node known to the environment (a compound move's end, see
  * agents/tile.c): evaluated, current unless it failed.  0, 1 or -1. */
-int dojo_env_jump(dojo_env *env, int node, double *reward);
+int dojo_env_jump(__dojo_keep dojo_env *env, int node, double *reward);
 
 #endif

@@ -5,6 +5,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "src/util/error.h"
+
 struct dojo_strbuf {
 	char *s;
 	size_t len;
@@ -12,15 +14,16 @@ struct dojo_strbuf {
 	bool oom;	/* an allocation failed: the text is incomplete */
 };
 
-void dojo_strbuf_init(struct dojo_strbuf *sb);
-void dojo_strbuf_release(struct dojo_strbuf *sb);
-void dojo_strbuf_add(struct dojo_strbuf *sb, const char *s, size_t len);
-void dojo_strbuf_puts(struct dojo_strbuf *sb, const char *s);
-void dojo_strbuf_printf(struct dojo_strbuf *sb, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-void dojo_strbuf_pad(struct dojo_strbuf *sb, char c, size_t n);
+void dojo_strbuf_init(__dojo_keep struct dojo_strbuf *sb);
+void dojo_strbuf_release(__dojo_keep struct dojo_strbuf *sb);
+void dojo_strbuf_add(__dojo_keep struct dojo_strbuf *sb, const char *s,
+    size_t len);
+void dojo_strbuf_puts(__dojo_keep struct dojo_strbuf *sb, const char *s);
+void dojo_strbuf_printf(__dojo_keep struct dojo_strbuf *sb, const char *fmt,
+    ...) __attribute__((format(printf, 2, 3)));
+void dojo_strbuf_pad(__dojo_keep struct dojo_strbuf *sb, char c, size_t n);
 /* Give the string away (NULL if an allocation failed) and reset. */
-char *dojo_strbuf_detach(struct dojo_strbuf *sb);
+__dojo_give char *dojo_strbuf_detach(__dojo_keep struct dojo_strbuf *sb);
 /* The shortest decimal text that reads back as "v". */
 void dojo_format_number(char out[32], double v);
 /* The shortest decimal text that strtof reads back as "v": with an 'f'
@@ -30,6 +33,6 @@ void dojo_format_float(char out[32], float v);
 /* The words of "text" split on blanks (spaces, tabs, newlines), with no
  * quoting and no expansion: an argv, NULL-terminated, "*n" words when
  * "n"; one allocation that free() releases, NULL when out of memory. */
-char **dojo_split_words(const char *text, int *n);
+__dojo_give char **dojo_split_words(const char *text, int *n);
 
 #endif

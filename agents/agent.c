@@ -132,7 +132,7 @@ dojo_player_run(dojo_player *p)
 }
 
 int
-dojo_player_suggest(dojo_player *p, int node, int k,
+dojo_player_suggest(dojo_player *p, int state, int k,
     struct dojo_suggestion *out)
 {
 	const struct dojo_action *actions;
@@ -140,7 +140,7 @@ dojo_player_suggest(dojo_player *p, int node, int k,
 	double *scores;
 	int n, i, j, *order, m = 0;
 
-	n = dojo_env_expand(p->env, node, &actions, &children);
+	n = dojo_env_expand(p->env, state, &actions, &children);
 	if (n < 0)
 		return -1;
 	scores = calloc(n + 1, sizeof *scores);
@@ -151,7 +151,7 @@ dojo_player_suggest(dojo_player *p, int node, int k,
 		return dojo_error_set("out of memory");
 	}
 	if (p->agent->score) {
-		if (p->agent->score(p->self, p->env, node, scores, n) < 0) {
+		if (p->agent->score(p->self, p->env, state, scores, n) < 0) {
 			m = -1;
 			goto out;
 		}
@@ -171,7 +171,7 @@ dojo_player_suggest(dojo_player *p, int node, int k,
 		dojo_action_format(out[m].action, sizeof out[m].action,
 		    &actions[i]);
 		out[m].index = i;
-		out[m].node = children[i];
+		out[m].state = children[i];
 		out[m].score = scores[i];
 	}
 out:
@@ -190,10 +190,10 @@ dojo_player_save(dojo_player *p, const char *path)
 }
 
 int
-dojo_node_set_add(struct dojo_node_set *set, int node)
+dojo_state_set_add(struct dojo_state_set *set, int state)
 {
-	if (node >= set->n) {
-		int n = 2 * node + 64;
+	if (state >= set->n) {
+		int n = 2 * state + 64;
 		unsigned char *in = realloc(set->in, n);
 
 		if (!in)
@@ -202,18 +202,18 @@ dojo_node_set_add(struct dojo_node_set *set, int node)
 		set->in = in;
 		set->n = n;
 	}
-	set->in[node] = 1;
+	set->in[state] = 1;
 	return 0;
 }
 
 bool
-dojo_node_set_has(const struct dojo_node_set *set, int node)
+dojo_state_set_has(const struct dojo_state_set *set, int state)
 {
-	return node < set->n && set->in[node];
+	return state < set->n && set->in[state];
 }
 
 void
-dojo_node_set_release(struct dojo_node_set *set)
+dojo_state_set_release(struct dojo_state_set *set)
 {
 	free(set->in);
 	set->in = NULL;

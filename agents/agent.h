@@ -32,12 +32,12 @@ struct dojo_agent_options {
 
 void dojo_agent_options_init(__dojo_keep struct dojo_agent_options *opt);
 
-/* One suggestion: an action of a state, its score, the node it
+/* One suggestion: an action of a state, its score, the state it
  * reaches. */
 struct dojo_suggestion {
 	char action[256];
-	int index;			/* in the node's action list */
-	int node;
+	int index;			/* in the state's action list */
+	int state;
 	double score;
 };
 
@@ -48,9 +48,9 @@ struct dojo_agent {
 	void *(*new)(dojo_env *env, const struct dojo_agent_options *opt);
 	/* 0: more to do; 1: done (budget spent, nothing left); -1 */
 	int (*step)(void *self, dojo_env *env);
-	/* the scores of the "n" actions of "node" into "scores" (may
+	/* the scores of the "n" actions of "state" into "scores" (may
 	 * measure); NULL: the rewards measured so far */
-	int (*score)(void *self, dojo_env *env, int node, double *scores,
+	int (*score)(void *self, dojo_env *env, int state, double *scores,
 	    int n);
 	/* write the learned model (NULL: the agent learns nothing) */
 	int (*save)(void *self, const char *path);
@@ -70,16 +70,16 @@ const struct dojo_agent *dojo_agent_find(const char *name);
 /* Register tiles (agents/tile.c): compound moves of legal moves that
  * isolate a reduction's nest, split two of the scopes that index the
  * written array and sink the inner ones below the reduction.  A tile is
- * the node it reaches (none of its moves measured) and its moves. */
+ * the state it reaches (none of its moves measured) and its moves. */
 #define DOJO_TILE_TEXT 512
 struct dojo_tile {
-	int node;
+	int state;
 	char text[DOJO_TILE_TEXT];	/* "split 1 4; swap 1.0; ..." */
 };
 
-/* The tiles of "node", at most "max" into "out": their count, or -1
+/* The tiles of "state", at most "max" into "out": their count, or -1
  * with the last error set. */
-int dojo_agent_tiles(__dojo_keep dojo_env *env, int node,
+int dojo_agent_tiles(__dojo_keep dojo_env *env, int state,
     __dojo_keep struct dojo_tile *out, int max);
 
 typedef struct dojo_player dojo_player;
@@ -93,9 +93,9 @@ const struct dojo_agent *dojo_player_agent(__dojo_keep dojo_player *p);
 int dojo_player_step(__dojo_keep dojo_player *p);
 /* Steps until done. */
 int dojo_player_run(__dojo_keep dojo_player *p);
-/* The "k" best actions of "node" by the agent's scores, best first, into
+/* The "k" best actions of "state" by the agent's scores, best first, into
  * "out": their count, or -1. */
-int dojo_player_suggest(__dojo_keep dojo_player *p, int node, int k,
+int dojo_player_suggest(__dojo_keep dojo_player *p, int state, int k,
     __dojo_keep struct dojo_suggestion *out);
 /* Save the learned model; -1 with an error for agents that learn
  * nothing. */
@@ -106,16 +106,16 @@ int dojo_player_save(__dojo_keep dojo_player *p, const char *path);
 uint64_t dojo_agent_rand(uint64_t *state, uint64_t n);
 void dojo_agent_shuffle(int *a, int n, uint64_t *state);
 
-/* A set of nodes of an environment (expanded, climbed from), zeroed to
+/* A set of states of an environment (expanded, climbed from), zeroed to
  * start empty. */
-struct dojo_node_set {
-	unsigned char *in;		/* by node */
+struct dojo_state_set {
+	unsigned char *in;		/* by state */
 	int n;
 };
 
 /* 0, -1 */
-int dojo_node_set_add(__dojo_keep struct dojo_node_set *set, int node);
-bool dojo_node_set_has(__dojo_keep const struct dojo_node_set *set, int node);
-void dojo_node_set_release(__dojo_keep struct dojo_node_set *set);
+int dojo_state_set_add(__dojo_keep struct dojo_state_set *set, int state);
+bool dojo_state_set_has(__dojo_keep const struct dojo_state_set *set, int state);
+void dojo_state_set_release(__dojo_keep struct dojo_state_set *set);
 
 #endif

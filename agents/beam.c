@@ -13,7 +13,7 @@ struct beam {
 	uint64_t rng;
 	int width, depth, level;
 	int *frontier, nf;
-	struct dojo_node_set expanded;
+	struct dojo_state_set expanded;
 };
 
 static void *
@@ -38,7 +38,7 @@ out_oom:
 	return NULL;
 }
 
-/* Keep in "b->frontier" the best "width" of the "n" nodes of "cand" that
+/* Keep in "b->frontier" the best "width" of the "n" states of "cand" that
  * are measured, work, and pass "fresh" (not expanded yet, if set). */
 static void
 keep_best(struct beam *b, dojo_env *env, const int *cand, int n, bool fresh)
@@ -49,7 +49,7 @@ keep_best(struct beam *b, dojo_env *env, const int *cand, int n, bool fresh)
 	for (i = 0; i < n; i++) {
 		k = cand[i];
 		if (!dojo_env_measured(env, k) || dojo_env_failed(env, k) ||
-		    (fresh && dojo_node_set_has(&b->expanded, k)))
+		    (fresh && dojo_state_set_has(&b->expanded, k)))
 			continue;
 		for (j = 0; j < b->nf; j++)
 			if (b->frontier[j] == k)
@@ -80,7 +80,7 @@ beam_step(void *self, dojo_env *env)
 		return 1;
 	if (b->nf == 0) {
 		/* a new beam from the best measured states not expanded */
-		int all = dojo_env_n_nodes(env);
+		int all = dojo_env_n_states(env);
 
 		cand = malloc(all * sizeof *cand);
 		if (!cand)
@@ -96,7 +96,7 @@ beam_step(void *self, dojo_env *env)
 	}
 	/* the batch: every child of the level, once */
 	for (i = 0; i < b->nf; i++) {
-		if (dojo_node_set_add(&b->expanded, b->frontier[i]) < 0)
+		if (dojo_state_set_add(&b->expanded, b->frontier[i]) < 0)
 			return -1;
 		n = dojo_env_expand(env, b->frontier[i], &actions, &children);
 		if (n < 0)
@@ -142,7 +142,7 @@ beam_free(void *self)
 	struct beam *b = self;
 
 	free(b->frontier);
-	dojo_node_set_release(&b->expanded);
+	dojo_state_set_release(&b->expanded);
 	free(b);
 }
 

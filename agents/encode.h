@@ -11,7 +11,7 @@
  *
  * A pair (state s, action a reaching s') is [phi(s), phi(s') - phi(s),
  * psi(a)] where psi(a) is DOJO_ENCODE_ACTION_DIM numbers: the move (one
- * of the move table), the depth and first index of its node, its numbers
+ * of the move table), the depth and first index of its state, its numbers
  * and its memory location.  Encodings are kept per state id.
  */
 #ifndef DOJO_ENCODE_H

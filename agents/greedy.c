@@ -59,7 +59,7 @@ struct greedy {
 	int idle;			/* steps that measured nothing */
 	int sideways;			/* sideways moves in a row */
 	int restarts;
-	struct dojo_node_set climbed;	/* the nodes climbed from */
+	struct dojo_state_set climbed;	/* the states climbed from */
 	struct gain *gains;
 	int ngains, capgains;
 	/* by move: children measured, and how many beat their parent */
@@ -137,7 +137,7 @@ set_gain(struct greedy *g, const char *action, double gain)
 	return 0;
 }
 
-/* The texts of the legal actions of a node, sorted, to ask whether an
+/* The texts of the legal actions of a state, sorted, to ask whether an
  * action is new in a child. */
 struct texts {
 	char **s;
@@ -162,9 +162,9 @@ texts_release(struct texts *t)
 	t->n = 0;
 }
 
-/* The texts of the actions of "node"; none for -1.  0 or -1. */
+/* The texts of the actions of "state"; none for -1.  0 or -1. */
 static int
-texts_of(dojo_env *env, int node, struct texts *t)
+texts_of(dojo_env *env, int state, struct texts *t)
 {
 	const struct dojo_action *actions;
 	const int *children;
@@ -173,9 +173,9 @@ texts_of(dojo_env *env, int node, struct texts *t)
 
 	t->s = NULL;
 	t->n = 0;
-	if (node < 0)
+	if (state < 0)
 		return 0;
-	n = dojo_env_expand(env, node, &actions, &children);
+	n = dojo_env_expand(env, state, &actions, &children);
 	if (n < 0)
 		return -1;
 	t->s = calloc(n ? n : 1, sizeof *t->s);
@@ -201,17 +201,17 @@ texts_have(const struct texts *t, const char *text)
 	    compare_text) != NULL;
 }
 
-/* How many legal actions of "node" its parent "parent" (texts "pt") did
- * not have: the moves that the move to "node" enabled.  -1 on error. */
+/* How many legal actions of "state" its parent "parent" (texts "pt") did
+ * not have: the moves that the move to "state" enabled.  -1 on error. */
 static int
-enabled(dojo_env *env, int node, const struct texts *pt)
+enabled(dojo_env *env, int state, const struct texts *pt)
 {
 	const struct dojo_action *actions;
 	const int *children;
 	char text[256];
 	int n, i, count = 0;
 
-	n = dojo_env_expand(env, node, &actions, &children);
+	n = dojo_env_expand(env, state, &actions, &children);
 	if (n < 0)
 		return -1;
 	for (i = 0; i < n; i++) {
@@ -229,21 +229,21 @@ walk(struct greedy *g, dojo_env *env, int from, int steps)
 {
 	const struct dojo_action *actions;
 	const int *children;
-	int node = from, n, rc;
+	int state = from, n, rc;
 
 	steps = 1 + (int)dojo_agent_rand(&g->rng, (uint64_t)steps);
 	while (steps-- > 0) {
-		n = dojo_env_expand(env, node, &actions, &children);
+		n = dojo_env_expand(env, state, &actions, &children);
 		if (n < 0)
 			return -1;
 		if (n == 0)
 			break;
-		node = children[dojo_agent_rand(&g->rng, (uint64_t)n)];
+		state = children[dojo_agent_rand(&g->rng, (uint64_t)n)];
 	}
-	rc = dojo_env_evaluate(env, node, NULL);
+	rc = dojo_env_evaluate(env, state, NULL);
 	if (rc != 0)
 		return rc;
-	g->cur = dojo_env_failed(env, node) ? from : node;
+	g->cur = dojo_env_failed(env, state) ? from : state;
 	g->sideways = 0;
 	return 0;
 }
@@ -261,14 +261,14 @@ restart(struct greedy *g, dojo_env *env)
  * legal actions, then the register tiles (agents/tile.c). */
 struct climb {
 	int n;
-	int *node;			/* by index: the child */
+	int *state;			/* by index: the child */
 	char **text;			/* its action (a tile's moves) */
 	int *kind;			/* its move, TILE for a tile */
 	int *order;			/* indices, in measuring order */
 	double *known;			/* by index: the sort key of
 					   order_children */
 	int promising;			/* order[0 .. promising - 1] gained */
-	int best;			/* node, -1: none */
+	int best;			/* state, -1: none */
 	double cr, bestr;
 };
 
@@ -280,7 +280,7 @@ climb_release(struct climb *c)
 	for (i = 0; c->text && i < c->n; i++)
 		free(c->text[i]);
 	free(c->text);
-	free(c->node);
+	free(c->state);
 	free(c->kind);
 	free(c->order);
 	free(c->known);
@@ -304,23 +304,23 @@ climb_init(struct greedy *g, dojo_env *env, struct climb *c)
 	if (nt < 0)
 		return -1;
 	size = n + nt ? n + nt : 1;
-	c->node = malloc(size * sizeof *c->node);
+	c->state = malloc(size * sizeof *c->state);
 	c->text = calloc(size, sizeof *c->text);
 	c->kind = malloc(size * sizeof *c->kind);
 	c->order = malloc(size * sizeof *c->order);
 	c->known = malloc(size * sizeof *c->known);
-	if (!c->node || !c->text || !c->kind || !c->order || !c->known)
+	if (!c->state || !c->text || !c->kind || !c->order || !c->known)
 		return dojo_error_set("out of memory");
 	for (i = 0; i < n + nt; i++) {
 		if (i < n) {
 			dojo_action_format(text, sizeof text, &actions[i]);
-			c->node[i] = children[i];
+			c->state[i] = children[i];
 			c->kind[i] = dojo_action_move_index(&actions[i]);
 			if (c->kind[i] >= TILE)
 				c->kind[i] = TILE - 1;
 			c->text[i] = strdup(text);
 		} else {
-			c->node[i] = tiles[i - n].node;
+			c->state[i] = tiles[i - n].state;
 			c->kind[i] = TILE;
 			c->text[i] = strdup(tiles[i - n].text);
 		}
@@ -338,20 +338,20 @@ static int
 measure_children(struct greedy *g, dojo_env *env, struct climb *c,
     int from, int to)
 {
-	int *nodes, i, k, rc = 0;
+	int *states, i, k, rc = 0;
 	double r;
 
 	if (to <= from)
 		return 0;
-	nodes = calloc((size_t)(to - from), sizeof *nodes);
-	if (!nodes)
+	states = calloc((size_t)(to - from), sizeof *states);
+	if (!states)
 		return dojo_error_set("out of memory");
 	for (i = from; i < to; i++)
-		nodes[i - from] = c->node[c->order[i]];
-	rc = dojo_env_prepare(env, nodes, to - from);
-	free(nodes);
+		states[i - from] = c->state[c->order[i]];
+	rc = dojo_env_prepare(env, states, to - from);
+	free(states);
 	for (i = from; rc == 0 && i < to; i++) {
-		k = c->node[c->order[i]];
+		k = c->state[c->order[i]];
 		rc = dojo_env_evaluate(env, k, &r);
 		if (rc != 0)
 			break;
@@ -442,9 +442,9 @@ sideways_child(struct greedy *g, dojo_env *env, const struct climb *c)
 	if (texts_of(env, g->cur, &here) < 0)
 		return -2;
 	for (i = 0; i < c->n; i++) {
-		k = c->node[i];
+		k = c->state[i];
 		if (!dojo_env_measured(env, k) || dojo_env_failed(env, k) ||
-		    dojo_node_set_has(&g->climbed, k))
+		    dojo_state_set_has(&g->climbed, k))
 			continue;
 		r = dojo_env_reward(env, k);
 		if (r <= c->cr - SIDE_LOSS)
@@ -474,7 +474,7 @@ greedy_step(void *self, dojo_env *env)
 
 	if (dojo_env_spent(env) || g->idle > 1000)
 		return 1;
-	if (dojo_node_set_add(&g->climbed, g->cur) < 0)
+	if (dojo_state_set_add(&g->climbed, g->cur) < 0)
 		return -1;
 	if (texts_of(env, dojo_env_parent(env, g->cur), &prev) < 0)
 		return -1;
@@ -513,14 +513,14 @@ out:
 }
 
 static int
-greedy_score(void *self, dojo_env *env, int node, double *scores, int n)
+greedy_score(void *self, dojo_env *env, int state, double *scores, int n)
 {
 	const struct dojo_action *actions;
 	const int *children;
 	int i, rc;
 
 	(void)self;
-	if (dojo_env_expand(env, node, &actions, &children) < 0)
+	if (dojo_env_expand(env, state, &actions, &children) < 0)
 		return -1;
 	for (i = 0; i < n; i++) {
 		rc = dojo_env_evaluate(env, children[i], &scores[i]);
@@ -541,7 +541,7 @@ greedy_free(void *self)
 	for (i = 0; i < g->ngains; i++)
 		free(g->gains[i].action);
 	free(g->gains);
-	dojo_node_set_release(&g->climbed);
+	dojo_state_set_release(&g->climbed);
 	free(g);
 }
 

@@ -23,7 +23,7 @@ struct transition {
 	int nnext;			/* actions of "next" */
 };
 
-/* What was measured below each node of an environment in this run: how
+/* What was measured below each state of an environment in this run: how
  * many states, and the best reward among them. */
 struct below {
 	dojo_env *env;
@@ -82,14 +82,14 @@ dojo_maxq_options_from(struct dojo_maxq_options *opt,
 
 /* The network, made or loaded when the encoder's dimension is known. */
 static int
-ensure_net(dojo_maxq *mq, dojo_env *env, int node)
+ensure_net(dojo_maxq *mq, dojo_env *env, int state)
 {
 	int dim;
 
 	if (mq->q)
 		return 0;
 	if (!dojo_encoder_state_dim(mq->enc) && !dojo_encoder_state(mq->enc,
-	    dojo_env_program(env, node), dojo_env_state_id(env, node)))
+	    dojo_env_program(env, state), dojo_env_state_id(env, state)))
 		return -1;
 	mq->q = dojo_qnet_new(dojo_encoder_pair_dim(mq->enc),
 	    mq->opt.hidden, mq->opt.seed ^ 0x9e3779b97f4a7c15ULL);
@@ -180,13 +180,13 @@ scratch(dojo_maxq *mq, int n)
 	return 0;
 }
 
-/* Q of the action "a" of "node", reaching "child", by the online or the
+/* Q of the action "a" of "state", reaching "child", by the online or the
  * target network, into "*q". */
 static int
-edge_value(dojo_maxq *mq, dojo_env *env, int node, const struct dojo_action *a,
+edge_value(dojo_maxq *mq, dojo_env *env, int state, const struct dojo_action *a,
     int child, bool target, double *q)
 {
-	if (ensure_net(mq, env, node) < 0)
+	if (ensure_net(mq, env, state) < 0)
 		return -1;
 	if (!mq->row) {
 		mq->row = malloc(dojo_encoder_pair_dim(mq->enc) *
@@ -194,34 +194,34 @@ edge_value(dojo_maxq *mq, dojo_env *env, int node, const struct dojo_action *a,
 		if (!mq->row)
 			return dojo_error_set("out of memory");
 	}
-	if (dojo_encoder_pair(mq->enc, dojo_env_program(env, node),
-	    dojo_env_state_id(env, node), a, dojo_env_program(env, child),
+	if (dojo_encoder_pair(mq->enc, dojo_env_program(env, state),
+	    dojo_env_state_id(env, state), a, dojo_env_program(env, child),
 	    dojo_env_state_id(env, child), mq->row) < 0)
 		return -1;
 	*q = dojo_qnet_eval(mq->q, mq->row, target);
 	return 0;
 }
 
-/* Q of the "i"th action of "node". */
+/* Q of the "i"th action of "state". */
 static int
-value(dojo_maxq *mq, dojo_env *env, int node, int i, bool target, double *q)
+value(dojo_maxq *mq, dojo_env *env, int state, int i, bool target, double *q)
 {
 	const struct dojo_action *actions;
 	const int *children;
 
-	if (dojo_env_expand(env, node, &actions, &children) < 0)
+	if (dojo_env_expand(env, state, &actions, &children) < 0)
 		return -1;
-	return edge_value(mq, env, node, &actions[i], children[i], target, q);
+	return edge_value(mq, env, state, &actions[i], children[i], target, q);
 }
 
-/* Q of the "n" actions of "node". */
+/* Q of the "n" actions of "state". */
 static int
-values(dojo_maxq *mq, dojo_env *env, int node, double *q, int n, bool target)
+values(dojo_maxq *mq, dojo_env *env, int state, double *q, int n, bool target)
 {
 	int i;
 
 	for (i = 0; i < n; i++)
-		if (value(mq, env, node, i, target, &q[i]) < 0)
+		if (value(mq, env, state, i, target, &q[i]) < 0)
 			return -1;
 	return 0;
 }
@@ -320,7 +320,7 @@ out:
 	return rc;
 }
 
-/* The record of what was measured below the nodes of "env". */
+/* The record of what was measured below the states of "env". */
 static struct below *
 below_of(dojo_maxq *mq, dojo_env *env)
 {
@@ -342,14 +342,14 @@ below_of(dojo_maxq *mq, dojo_env *env)
 	return b;
 }
 
-/* "node" was measured (first in this run): count it below each of its
+/* "state" was measured (first in this run): count it below each of its
  * ancestors, its reward floored as the targets are. */
 static int
-below_add(dojo_maxq *mq, dojo_env *env, int node)
+below_add(dojo_maxq *mq, dojo_env *env, int state)
 {
 	struct below *b = below_of(mq, env);
-	double r = floored(mq, dojo_env_reward(env, node));
-	int n = dojo_env_n_nodes(env), a;
+	double r = floored(mq, dojo_env_reward(env, state));
+	int n = dojo_env_n_states(env), a;
 
 	if (!b)
 		return -1;
@@ -365,7 +365,7 @@ below_add(dojo_maxq *mq, dojo_env *env, int node)
 		memset(b->count + b->cap, 0, (n - b->cap) * sizeof *c);
 		b->cap = n;
 	}
-	for (a = dojo_env_parent(env, node); a >= 0;
+	for (a = dojo_env_parent(env, state); a >= 0;
 	    a = dojo_env_parent(env, a)) {
 		if (b->count[a] == 0 || r > b->best[a])
 			b->best[a] = r;
@@ -412,21 +412,21 @@ measured_value(dojo_maxq *mq, dojo_env *env, int s, int next, double *q)
 }
 
 int
-dojo_maxq_scores(dojo_maxq *mq, dojo_env *env, int node, double *q, int n)
+dojo_maxq_scores(dojo_maxq *mq, dojo_env *env, int state, double *q, int n)
 {
 	const struct dojo_action *actions;
 	const int *children;
 	int i;
 
-	if (values(mq, env, node, q, n, false) < 0 ||
-	    dojo_env_expand(env, node, &actions, &children) < 0)
+	if (values(mq, env, state, q, n, false) < 0 ||
+	    dojo_env_expand(env, state, &actions, &children) < 0)
 		return -1;
 	for (i = 0; i < n; i++)
-		measured_value(mq, env, node, children[i], &q[i]);
+		measured_value(mq, env, state, children[i], &q[i]);
 	return 0;
 }
 
-/* The tiles of "s" (agents/tile.c) as the last move of each: the node
+/* The tiles of "s" (agents/tile.c) as the last move of each: the state
  * before its end and that move, into "from" and "last"; their ends into
  * "end".  The count, or -1. */
 static int
@@ -438,10 +438,10 @@ tile_moves(dojo_env *env, int s, int *from, struct dojo_action *last,
 
 	nt = dojo_agent_tiles(env, s, tiles, MAXQ_TILES);
 	for (k = 0; k < nt; k++) {
-		from[m] = dojo_env_parent(env, tiles[k].node);
-		end[m] = tiles[k].node;
+		from[m] = dojo_env_parent(env, tiles[k].state);
+		end[m] = tiles[k].state;
 		if (dojo_action_parse(&last[m],
-		    dojo_env_action(env, tiles[k].node)) < 0)
+		    dojo_env_action(env, tiles[k].state)) < 0)
 			return -1;
 		m++;
 	}
@@ -669,11 +669,11 @@ maxq_agent_step(void *self, dojo_env *env)
 }
 
 static int
-maxq_score(void *self, dojo_env *env, int node, double *scores, int n)
+maxq_score(void *self, dojo_env *env, int state, double *scores, int n)
 {
 	struct maxq_agent *a = self;
 
-	return dojo_maxq_scores(a->mq, env, node, scores, n);
+	return dojo_maxq_scores(a->mq, env, state, scores, n);
 }
 
 static int

@@ -44,14 +44,14 @@ __dojo_give dojo_maxq *dojo_maxq_new(
     __dojo_keep const struct dojo_maxq_options *opt);
 void dojo_maxq_free(__dojo_take dojo_maxq *mq);
 
-/* Q of every action of "node" into "q" ("n" of them, as
+/* Q of every action of "state" into "q" ("n" of them, as
  * dojo_env_expand lists them); an action whose state was measured in
  * this run is valued by its target, max(r, gamma * v), v the network's
  * value of that state shrunk towards the best reward measured below it
  * (doc/agents.md).  0 or -1. */
 int dojo_maxq_scores(__dojo_keep dojo_maxq *mq, __dojo_keep dojo_env *env,
-    int node, double *q, int n);
-/* One step of "env" from its current node: an epsilon-greedy action,
+    int state, double *q, int n);
+/* One step of "env" from its current state: an epsilon-greedy action,
  * the transition into the replay buffer, and (when "learn") one update
  * whose loss goes into "*loss" (may be NULL).  0, 1 (budget spent, or no
  * action anywhere) or -1. */

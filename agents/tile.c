@@ -24,7 +24,7 @@
  * Every move is a legal action of the state it is played on (the
  * environment's action set decides); a tile with a refused move in steps
  * 1-3 is not offered, one refused in step 4 ends the tile there.  The
- * result is a node of the environment reached through the intermediate
+ * result is a state of the environment reached through the intermediate
  * ones, none of them measured: what the tile is worth shows only once
  * step 4 is played, as one measurement.
  */
@@ -45,15 +45,15 @@ nest_address(char *out, size_t len, int top, int d)
 	dojo_address_format(out, len, path, d + 1);
 }
 
-/* One tile being built: the node reached, its moves' texts. */
+/* One tile being built: the state reached, its moves' texts. */
 struct build {
 	dojo_env *env;
-	int node;
+	int state;
 	char text[DOJO_TILE_TEXT];
 	int len;
 };
 
-/* Play "move" (a printf format) at the build's node.  0, -1 (refused:
+/* Play "move" (a printf format) at the build's state.  0, -1 (refused:
  * the tile is not offered) or -2. */
 static int
 play(struct build *b, const char *fmt, ...)
@@ -70,10 +70,10 @@ play(struct build *b, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(move, sizeof move, fmt, ap);
 	va_end(ap);
-	r = dojo_env_follow(b->env, b->node, move, &k);
+	r = dojo_env_follow(b->env, b->state, move, &k);
 	if (r != DOJO_DONE)
 		return r == DOJO_REFUSED ? -1 : -2;
-	b->node = k;
+	b->state = k;
 	b->len += snprintf(b->text + b->len, sizeof b->text - b->len,
 	    "%s%s", b->len ? "; " : "", move);
 	if (b->len >= (int)sizeof b->text)
@@ -123,7 +123,7 @@ isolate(struct build *b, int *path, int m)
 			path[d - 1]++;
 			path[d] = 0;
 		}
-		scope = dojo_program_lookup(dojo_env_program(b->env, b->node),
+		scope = dojo_program_lookup(dojo_env_program(b->env, b->state),
 		    path, d);
 		if (!scope)
 			return -1;
@@ -207,14 +207,14 @@ finish(struct build *b, int top, const int *lab, int len, int m,
 	return rc == -1 ? 0 : rc;
 }
 
-/* The tile (u, a) x (w, b) of the operation at path[0 .. m] of "node",
+/* The tile (u, a) x (w, b) of the operation at path[0 .. m] of "state",
  * which writes "array" and whose scopes "spatial" index it: its end
- * node, -1 when a move of its nest is refused, -2 on an error. */
+ * state, -1 when a move of its nest is refused, -2 on an error. */
 static int
-tile(dojo_env *env, int node, const int *opath, int m, uint64_t spatial,
+tile(dojo_env *env, int state, const int *opath, int m, uint64_t spatial,
     const char *array, int u, int a, int w, int bf, char *text)
 {
-	struct build b = { env, node, "", 0 };
+	struct build b = { env, state, "", 0 };
 	int path[DOJO_MAX_DEPTH], lab[DOJO_MAX_DEPTH], len = m, d, rc;
 
 	memcpy(path, opath, (m + 1) * sizeof *path);
@@ -230,7 +230,7 @@ tile(dojo_env *env, int node, const int *opath, int m, uint64_t spatial,
 	    (rc = finish(&b, path[0], lab, len, m, spatial, array)) < 0)
 		return rc;
 	memcpy(text, b.text, sizeof b.text);
-	return b.node;
+	return b.state;
 }
 
 /* The first two of "choices" (0-terminated) that divide "size" and are
@@ -248,7 +248,7 @@ factors(int64_t size, const int *choices, int *out)
 
 struct walk {
 	dojo_env *env;
-	int node;
+	int state;
 	struct dojo_tile *out;
 	int max, n;
 	int path[DOJO_MAX_DEPTH];
@@ -288,7 +288,7 @@ tiles_of(struct walk *wk, dojo_node *op, int m)
 	if (w < 0 || spatial == ((uint64_t)1 << m) - 1 ||
 	    tiled(wk, m, spatial, w))
 		return 0;
-	array = dojo_array_name(dojo_env_program(wk->env, wk->node),
+	array = dojo_array_name(dojo_env_program(wk->env, wk->state),
 	    dojo_access_array(dojo_op_lhs(op)));
 	nb = factors(dojo_node_size(wk->scopes[w]), w_factors, fb);
 	for (u = 0; u < m; u++) {
@@ -299,13 +299,13 @@ tiles_of(struct walk *wk, dojo_node *op, int m)
 			for (j = 0; j < nb && wk->n < wk->max; j++) {
 				struct dojo_tile *t = &wk->out[wk->n];
 
-				k = tile(wk->env, wk->node, wk->path, m,
+				k = tile(wk->env, wk->state, wk->path, m,
 				    spatial, array, u, fa[i], w, fb[j],
 				    t->text);
 				if (k == -2)
 					return -1;
-				if (k >= 0 && k != wk->node) {
-					t->node = k;
+				if (k >= 0 && k != wk->state) {
+					t->state = k;
 					wk->n++;
 				}
 			}
@@ -313,7 +313,7 @@ tiles_of(struct walk *wk, dojo_node *op, int m)
 	return 0;
 }
 
-/* The tiles of the operations under "node", at depth "m" (the path
+/* The tiles of the operations under "state", at depth "m" (the path
  * to it in wk->path[0 .. m]). */
 static int
 walk_nodes(struct walk *wk, dojo_node *node, int m)
@@ -334,10 +334,10 @@ walk_nodes(struct walk *wk, dojo_node *node, int m)
 }
 
 int
-dojo_agent_tiles(dojo_env *env, int node, struct dojo_tile *out, int max)
+dojo_agent_tiles(dojo_env *env, int state, struct dojo_tile *out, int max)
 {
-	struct walk wk = { env, node, out, max, 0, { 0 }, { NULL } };
-	dojo_program *prog = dojo_env_program(env, node);
+	struct walk wk = { env, state, out, max, 0, { 0 }, { NULL } };
+	dojo_program *prog = dojo_env_program(env, state);
 	int i;
 
 	for (i = 0; i < dojo_program_n_children(prog) && wk.n < max; i++) {

@@ -10,12 +10,12 @@
 #include <string.h>
 #include <time.h>
 
-struct env_node {
+struct env_state {
 	dojo_program *prog;
 	char id[41];
 	int parent, depth;
 	char *action;			/* from the parent */
-	/* expanded: the legal actions and the nodes they reach */
+	/* expanded: the legal actions and the states they reach */
 	bool expanded;
 	int nactions;
 	struct dojo_action *actions;
@@ -28,9 +28,9 @@ struct env_node {
 
 struct dojo_env {
 	struct dojo_env_options opt;
-	struct env_node *nodes;
+	struct env_state *states;
 	int n, cap;
-	int *slots;			/* open addressing: node + 1, 0 empty */
+	int *slots;			/* open addressing: state + 1, 0 empty */
 	size_t nslots;
 	double start_ns;
 	dojo_data *want;		/* the start's outputs, once */
@@ -63,7 +63,7 @@ dojo_env_id_hash(const char *id)
 	return h;
 }
 
-/* The node of state "id", or -1. */
+/* The state whose id is "id", or -1. */
 static int
 find(dojo_env *env, const char *id)
 {
@@ -73,7 +73,7 @@ find(dojo_env *env, const char *id)
 		return -1;
 	i = dojo_env_id_hash(id) & (env->nslots - 1);
 	for (; env->slots[i]; i = (i + 1) & (env->nslots - 1))
-		if (strcmp(env->nodes[env->slots[i] - 1].id, id) == 0)
+		if (strcmp(env->states[env->slots[i] - 1].id, id) == 0)
 			return env->slots[i] - 1;
 	return -1;
 }
@@ -91,7 +91,7 @@ rehash(dojo_env *env, size_t nslots)
 	env->slots = slots;
 	env->nslots = nslots;
 	for (k = 0; k < env->n; k++) {
-		i = dojo_env_id_hash(env->nodes[k].id) & (nslots - 1);
+		i = dojo_env_id_hash(env->states[k].id) & (nslots - 1);
 		while (slots[i])
 			i = (i + 1) & (nslots - 1);
 		slots[i] = k + 1;
@@ -99,12 +99,12 @@ rehash(dojo_env *env, size_t nslots)
 	return 0;
 }
 
-/* The node of "prog" (taken), reached from "parent" by "action"; a new
+/* The state of "prog" (taken), reached from "parent" by "action"; a new
  * one when the state is new.  -1 on no memory. */
 static int
 add_node(dojo_env *env, dojo_program *prog, int parent, const char *action)
 {
-	struct env_node *nd;
+	struct env_state *nd;
 	char id[41];
 	size_t i;
 	int k;
@@ -117,23 +117,23 @@ add_node(dojo_env *env, dojo_program *prog, int parent, const char *action)
 	}
 	if (env->n == env->cap) {
 		int cap = env->cap ? 2 * env->cap : 64;
-		struct env_node *nodes = realloc(env->nodes,
-		    cap * sizeof *nodes);
+		struct env_state *states = realloc(env->states,
+		    cap * sizeof *states);
 
-		if (!nodes)
+		if (!states)
 			goto out_oom;
-		env->nodes = nodes;
+		env->states = states;
 		env->cap = cap;
 	}
 	if ((size_t)(env->n + 1) * 2 > env->nslots &&
 	    rehash(env, env->nslots ? 2 * env->nslots : 128) < 0)
 		goto out_free;
-	nd = &env->nodes[env->n];
+	nd = &env->states[env->n];
 	memset(nd, 0, sizeof *nd);
 	nd->prog = prog;
 	memcpy(nd->id, id, sizeof id);
 	nd->parent = parent;
-	nd->depth = parent >= 0 ? env->nodes[parent].depth + 1 : 0;
+	nd->depth = parent >= 0 ? env->states[parent].depth + 1 : 0;
 	nd->action = strdup(action);
 	if (!nd->action)
 		goto out_oom;
@@ -159,11 +159,11 @@ elapsed(dojo_env *env)
 	    (double)(t.tv_nsec - env->t0.tv_nsec) / 1e9;
 }
 
-/* Measure "node" (not counted); its time or < 0 when it failed. */
+/* Measure "state" (not counted); its time or < 0 when it failed. */
 static int
-measure(dojo_env *env, int node)
+measure(dojo_env *env, int state)
 {
-	struct env_node *nd = &env->nodes[node];
+	struct env_state *nd = &env->states[state];
 	struct dojo_measurement *m;
 
 	if (env->opt.cost) {
@@ -173,7 +173,7 @@ measure(dojo_env *env, int node)
 	m = malloc(sizeof *m);
 	if (!m)
 		return dojo_error_set("out of memory");
-	if (dojo_measure_against(nd->prog, env->nodes[0].prog, &env->want,
+	if (dojo_measure_against(nd->prog, env->states[0].prog, &env->want,
 	    &env->opt.measure, m) < 0) {
 		free(m);
 		return -1;
@@ -200,16 +200,16 @@ dojo_env_new(dojo_program *start, const struct dojo_env_options *opt)
 	if (add_node(env, dojo_program_copy(start), -1, "") < 0 ||
 	    measure(env, 0) < 0)
 		goto out_free;
-	if (env->nodes[0].ns <= 0) {
+	if (env->states[0].ns <= 0) {
 		dojo_error_set("%s: the start does not run: %s",
 		    dojo_program_file(start) ? dojo_program_file(start) :
-		    "kernel", env->nodes[0].m ? dojo_outcome_name(
-		    env->nodes[0].m->outcome) : "failed");
+		    "kernel", env->states[0].m ? dojo_outcome_name(
+		    env->states[0].m->outcome) : "failed");
 		goto out_free;
 	}
-	env->start_ns = env->nodes[0].ns;
-	env->nodes[0].measured = true;
-	env->nodes[0].reward = 0;
+	env->start_ns = env->states[0].ns;
+	env->states[0].measured = true;
+	env->states[0].reward = 0;
 	return env;
 out_free:
 	dojo_env_free(env);
@@ -224,60 +224,60 @@ dojo_env_free(dojo_env *env)
 	if (!env)
 		return;
 	for (i = 0; i < env->n; i++) {
-		dojo_program_free(env->nodes[i].prog);
-		free(env->nodes[i].action);
-		free(env->nodes[i].actions);
-		free(env->nodes[i].children);
-		free(env->nodes[i].m);
+		dojo_program_free(env->states[i].prog);
+		free(env->states[i].action);
+		free(env->states[i].actions);
+		free(env->states[i].children);
+		free(env->states[i].m);
 	}
-	free(env->nodes);
+	free(env->states);
 	free(env->slots);
 	dojo_data_free(env->want);
 	free(env);
 }
 
 int
-dojo_env_n_nodes(dojo_env *env)
+dojo_env_n_states(dojo_env *env)
 {
 	return env->n;
 }
 
 dojo_program *
-dojo_env_program(dojo_env *env, int node)
+dojo_env_program(dojo_env *env, int state)
 {
-	return env->nodes[node].prog;
+	return env->states[state].prog;
 }
 
 const char *
-dojo_env_state_id(dojo_env *env, int node)
+dojo_env_state_id(dojo_env *env, int state)
 {
-	return env->nodes[node].id;
+	return env->states[state].id;
 }
 
 int
-dojo_env_parent(dojo_env *env, int node)
+dojo_env_parent(dojo_env *env, int state)
 {
-	return env->nodes[node].parent;
+	return env->states[state].parent;
 }
 
 const char *
-dojo_env_action(dojo_env *env, int node)
+dojo_env_action(dojo_env *env, int state)
 {
-	return env->nodes[node].action;
+	return env->states[state].action;
 }
 
 int
-dojo_env_depth(dojo_env *env, int node)
+dojo_env_depth(dojo_env *env, int state)
 {
-	return env->nodes[node].depth;
+	return env->states[state].depth;
 }
 
 int
-dojo_env_path(dojo_env *env, int node, int *out, int max)
+dojo_env_path(dojo_env *env, int state, int *out, int max)
 {
-	int n = env->nodes[node].depth + 1, i, k;
+	int n = env->states[state].depth + 1, i, k;
 
-	for (i = n - 1, k = node; k >= 0; i--, k = env->nodes[k].parent)
+	for (i = n - 1, k = state; k >= 0; i--, k = env->states[k].parent)
 		if (i < max)
 			out[i] = k;
 	return n < max ? n : max;
@@ -307,7 +307,7 @@ collect_action(const struct dojo_action *a, void *payload)
 }
 
 int
-dojo_env_expand(dojo_env *env, int node, const struct dojo_action **actions,
+dojo_env_expand(dojo_env *env, int state, const struct dojo_action **actions,
     const int **children)
 {
 	struct collect c = { NULL, 0, 0 };
@@ -316,9 +316,9 @@ dojo_env_expand(dojo_env *env, int node, const struct dojo_action **actions,
 	char text[256];
 	int *kids = NULL, i, k;
 
-	if (env->nodes[node].expanded)
+	if (env->states[state].expanded)
 		goto out;
-	mv = dojo_legality_new(env->nodes[node].prog,
+	mv = dojo_legality_new(env->states[state].prog,
 	    dojo_target_machine(env->opt.target));
 	if (!mv)
 		return -1;
@@ -334,21 +334,21 @@ dojo_env_expand(dojo_env *env, int node, const struct dojo_action **actions,
 		if (!next)
 			goto out_free;
 		dojo_action_format(text, sizeof text, &c.a[i]);
-		/* add_node may move the nodes */
-		k = add_node(env, next, node, text);
+		/* add_node may move the states */
+		k = add_node(env, next, state, text);
 		if (k < 0)
 			goto out_free;
 		kids[i] = k;
 	}
 	dojo_legality_free(mv);
-	env->nodes[node].expanded = true;
-	env->nodes[node].nactions = c.n;
-	env->nodes[node].actions = c.a;
-	env->nodes[node].children = kids;
+	env->states[state].expanded = true;
+	env->states[state].nactions = c.n;
+	env->states[state].actions = c.a;
+	env->states[state].children = kids;
 out:
-	*actions = env->nodes[node].actions;
-	*children = env->nodes[node].children;
-	return env->nodes[node].nactions;
+	*actions = env->states[state].actions;
+	*children = env->states[state].children;
+	return env->states[state].nactions;
 out_free:
 	dojo_legality_free(mv);
 	free(c.a);
@@ -376,7 +376,7 @@ is_offered(const struct dojo_action *a, void *payload)
 }
 
 enum dojo_result
-dojo_env_follow(dojo_env *env, int node, const char *text, int *next)
+dojo_env_follow(dojo_env *env, int state, const char *text, int *next)
 {
 	const struct dojo_action *actions;
 	const int *children;
@@ -387,8 +387,8 @@ dojo_env_follow(dojo_env *env, int node, const char *text, int *next)
 	enum dojo_result r = DOJO_FAILED;
 	int n, i, k;
 
-	if (env->nodes[node].expanded) {
-		n = dojo_env_expand(env, node, &actions, &children);
+	if (env->states[state].expanded) {
+		n = dojo_env_expand(env, state, &actions, &children);
 		for (i = 0; i < n; i++)
 			if (is_offered(&actions[i], &o)) {
 				*next = children[i];
@@ -399,7 +399,7 @@ dojo_env_follow(dojo_env *env, int node, const char *text, int *next)
 	}
 	if (dojo_action_parse(&a, text) < 0)
 		return DOJO_FAILED;
-	mv = dojo_legality_new(env->nodes[node].prog,
+	mv = dojo_legality_new(env->states[state].prog,
 	    dojo_target_machine(env->opt.target));
 	if (!mv)
 		return DOJO_FAILED;
@@ -412,7 +412,7 @@ dojo_env_follow(dojo_env *env, int node, const char *text, int *next)
 		r = DOJO_REFUSED;
 	} else if ((r = dojo_legality_check(mv, &o.a)) == DOJO_DONE) {
 		p = dojo_legality_apply_unchecked(mv, &o.a);
-		k = p ? add_node(env, p, node, text) : -1;
+		k = p ? add_node(env, p, state, text) : -1;
 		if (k >= 0)
 			*next = k;
 		else
@@ -431,24 +431,24 @@ dojo_env_spent(dojo_env *env)
 }
 
 int
-dojo_env_evaluate(dojo_env *env, int node, double *reward)
+dojo_env_evaluate(dojo_env *env, int state, double *reward)
 {
-	struct env_node *nd = &env->nodes[node];
+	struct env_state *nd = &env->states[state];
 
 	if (!nd->measured) {
 		if (dojo_env_spent(env))
 			return 1;
-		if (measure(env, node) < 0)
+		if (measure(env, state) < 0)
 			return -1;
 		nd->measured = true;
 		nd->failed = nd->ns <= 0;
 		nd->reward = nd->failed ? DOJO_ENV_FAIL_REWARD :
 		    log(env->start_ns / nd->ns);
 		env->used++;
-		if (nd->reward > env->nodes[env->best].reward)
-			env->best = node;
+		if (nd->reward > env->states[env->best].reward)
+			env->best = state;
 		if (env->opt.progress)
-			env->opt.progress(env, node, env->opt.progress_payload);
+			env->opt.progress(env, state, env->opt.progress_payload);
 	}
 	if (reward)
 		*reward = nd->reward;
@@ -456,7 +456,7 @@ dojo_env_evaluate(dojo_env *env, int node, double *reward)
 }
 
 int
-dojo_env_prepare(dojo_env *env, const int *nodes, int n)
+dojo_env_prepare(dojo_env *env, const int *states, int n)
 {
 	dojo_program **progs;
 	int i, k = 0, left;
@@ -468,35 +468,35 @@ dojo_env_prepare(dojo_env *env, const int *nodes, int n)
 	if (!progs)
 		return dojo_error_set("out of memory");
 	for (i = 0; i < n && k < left; i++)
-		if (!env->nodes[nodes[i]].measured)
-			progs[k++] = env->nodes[nodes[i]].prog;
+		if (!env->states[states[i]].measured)
+			progs[k++] = env->states[states[i]].prog;
 	i = dojo_c_prepare(progs, k, env->opt.jobs, &env->opt.measure.run);
 	free(progs);
 	return i;
 }
 
 bool
-dojo_env_measured(dojo_env *env, int node)
+dojo_env_measured(dojo_env *env, int state)
 {
-	return env->nodes[node].measured;
+	return env->states[state].measured;
 }
 
 bool
-dojo_env_failed(dojo_env *env, int node)
+dojo_env_failed(dojo_env *env, int state)
 {
-	return env->nodes[node].measured && env->nodes[node].failed;
+	return env->states[state].measured && env->states[state].failed;
 }
 
 double
-dojo_env_reward(dojo_env *env, int node)
+dojo_env_reward(dojo_env *env, int state)
 {
-	return env->nodes[node].reward;
+	return env->states[state].reward;
 }
 
 const struct dojo_measurement *
-dojo_env_measurement(dojo_env *env, int node)
+dojo_env_measurement(dojo_env *env, int state)
 {
-	return env->nodes[node].m;
+	return env->states[state].m;
 }
 
 double
@@ -553,23 +553,23 @@ dojo_env_step(dojo_env *env, int i, double *reward, int *reached)
 		return rc;
 	if (reached)
 		*reached = children[i];
-	if (!env->nodes[children[i]].failed)
+	if (!env->states[children[i]].failed)
 		env->current = children[i];
 	return 0;
 }
 
 int
-dojo_env_jump(dojo_env *env, int node, double *reward)
+dojo_env_jump(dojo_env *env, int state, double *reward)
 {
 	int rc;
 
-	if (node < 0 || node >= env->n)
-		return dojo_error_set("no node %d (%d known)", node,
+	if (state < 0 || state >= env->n)
+		return dojo_error_set("no state %d (%d known)", state,
 		    env->n);
-	rc = dojo_env_evaluate(env, node, reward);
+	rc = dojo_env_evaluate(env, state, reward);
 	if (rc != 0)
 		return rc;
-	if (!env->nodes[node].failed)
-		env->current = node;
+	if (!env->states[state].failed)
+		env->current = state;
 	return 0;
 }

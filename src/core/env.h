@@ -1,10 +1,11 @@
 /* env.h: the game as an environment for players: states, legal actions,
  * steps and rewards from measurements
  *
- * An environment plays on one kernel, its start.  Every state it meets is
- * a node (an index, 0 the start) that keeps its program, the first parent
- * it was reached from and that action's text; two actions that reach the
- * same state (the same state id) reach the same node.
+ * An environment plays on one kernel, its start.  It numbers every state
+ * it meets (0 the start: an index, not to be confused with the nodes of a
+ * program's tree) and keeps its program, the first parent it was reached
+ * from and that action's text; two actions that reach the same program
+ * (the same state id) reach the same state.
  *
  * Rewards.  The reward of a state is log(t_start / t_state), the log of
  * its speedup against the start.  A failed outcome (compile error, crash,
@@ -37,8 +38,8 @@ typedef struct dojo_env dojo_env;
 /* A stand-in for measurements (unit tests of players): the time of
  * "prog" in nanoseconds, or a negative number for a failed outcome. */
 typedef double (*dojo_env_cost_fn)(dojo_program *prog, void *payload);
-/* Called after each counted measurement of "node". */
-typedef void (*dojo_env_progress_fn)(dojo_env *env, int node, void *payload);
+/* Called after each counted measurement of "state". */
+typedef void (*dojo_env_progress_fn)(dojo_env *env, int state, void *payload);
 
 struct dojo_env_options {
 	struct dojo_measure_options measure;
@@ -65,72 +66,72 @@ void dojo_env_free(__dojo_take dojo_env *env);
 /* A hash of a state id (40 hex digits), for tables keyed by state. */
 uint64_t dojo_env_id_hash(const char *id);
 
-/* Nodes. */
-int dojo_env_n_nodes(__dojo_keep dojo_env *env);
-/* The program of "node", owned by the environment. */
+/* States. */
+int dojo_env_n_states(__dojo_keep dojo_env *env);
+/* The program of "state", owned by the environment. */
 __dojo_keep dojo_program *dojo_env_program(__dojo_keep dojo_env *env,
-    int node);
-const char *dojo_env_state_id(__dojo_keep dojo_env *env, int node);
-/* The first parent of "node" (-1 for the start). */
-int dojo_env_parent(__dojo_keep dojo_env *env, int node);
-/* The action that first reached "node" ("" for the start). */
-const char *dojo_env_action(__dojo_keep dojo_env *env, int node);
-int dojo_env_depth(__dojo_keep dojo_env *env, int node);
-/* The nodes from the start to "node" into "out" (at most "max"); the
+    int state);
+const char *dojo_env_state_id(__dojo_keep dojo_env *env, int state);
+/* The first parent of "state" (-1 for the start). */
+int dojo_env_parent(__dojo_keep dojo_env *env, int state);
+/* The action that first reached "state" ("" for the start). */
+const char *dojo_env_action(__dojo_keep dojo_env *env, int state);
+int dojo_env_depth(__dojo_keep dojo_env *env, int state);
+/* The states from the start to "state" into "out" (at most "max"); the
  * count.  */
-int dojo_env_path(__dojo_keep dojo_env *env, int node, int *out, int max);
+int dojo_env_path(__dojo_keep dojo_env *env, int state, int *out, int max);
 
-/* The legal actions of "node", in the stable order of dojo_legality_list,
- * and the node each one reaches: "*actions" and "*children" (owned by
- * the environment, valid while it lives, new nodes or not) hold the
+/* The legal actions of "state", in the stable order of dojo_legality_list,
+ * and the state each one reaches: "*actions" and "*children" (owned by
+ * the environment, valid while it lives, new states or not) hold the
  * count returned, or -1 with the last error. */
-int dojo_env_expand(__dojo_keep dojo_env *env, int node,
+int dojo_env_expand(__dojo_keep dojo_env *env, int state,
     __dojo_keep const struct dojo_action **actions, const int **children);
 
-/* Follow the action "text" from "node" when it is one of the node's legal
+/* Follow the action "text" from "state" when it is one of the state's legal
  * actions (dojo_env_expand's set), found without computing the whole set:
- * DOJO_DONE with the node it reaches in "*next"; DOJO_REFUSED when it is
+ * DOJO_DONE with the state it reaches in "*next"; DOJO_REFUSED when it is
  * not one (the reason as the last error); DOJO_FAILED on an error (and
  * when its legality could not be decided). */
-enum dojo_result dojo_env_follow(__dojo_keep dojo_env *env, int node,
+enum dojo_result dojo_env_follow(__dojo_keep dojo_env *env, int state,
     const char *text, int *next);
 
-/* Evaluate "node": 0 with its reward in "*reward" (may be NULL), 1 when
- * the budget is spent and the node was not known, -1 on an error (no
+/* Evaluate "state": 0 with its reward in "*reward" (may be NULL), 1 when
+ * the budget is spent and the state was not known, -1 on an error (no
  * database).  */
-int dojo_env_evaluate(__dojo_keep dojo_env *env, int node, double *reward);
-/* Compile the kernels of those of the "n" nodes that the budget left can
+int dojo_env_evaluate(__dojo_keep dojo_env *env, int state, double *reward);
+/* Compile the kernels of those of the "n" states that the budget left can
  * still measure, "opt.jobs" at a time, before they are evaluated one by
  * one (timed runs never overlap).  0, or -1 with the last error set. */
-int dojo_env_prepare(__dojo_keep dojo_env *env, const int *nodes, int n);
-bool dojo_env_measured(__dojo_keep dojo_env *env, int node);
+int dojo_env_prepare(__dojo_keep dojo_env *env, const int *states, int n);
+bool dojo_env_measured(__dojo_keep dojo_env *env, int state);
 /* measured and failed */
-bool dojo_env_failed(__dojo_keep dojo_env *env, int node);
+bool dojo_env_failed(__dojo_keep dojo_env *env, int state);
 /* measured only */
-double dojo_env_reward(__dojo_keep dojo_env *env, int node);
-/* The measurement of a measured node (NULL with a cost function). */
+double dojo_env_reward(__dojo_keep dojo_env *env, int state);
+/* The measurement of a measured state (NULL with a cost function). */
 const struct dojo_measurement *dojo_env_measurement(__dojo_keep dojo_env *env,
-    int node);
+    int state);
 double dojo_env_start_ns(__dojo_keep dojo_env *env);
 
 /* The budget: counted measurements, whether it is spent. */
 int dojo_env_used(__dojo_keep dojo_env *env);
 int dojo_env_budget(__dojo_keep dojo_env *env);		/* 0: no limit */
 bool dojo_env_spent(__dojo_keep dojo_env *env);
-/* The measured node of the best reward (0, the start, when none beats
+/* The measured state of the best reward (0, the start, when none beats
  * it; the first reached among equals). */
 int dojo_env_best(__dojo_keep dojo_env *env);
 
-/* One episode at a time: the current node, back to the start, and one
- * step by the "i"th action of the current node.  A step evaluates the
- * node reached; it becomes current unless it failed (the episode goes on
+/* One episode at a time: the current state, back to the start, and one
+ * step by the "i"th action of the current state.  A step evaluates the
+ * state reached; it becomes current unless it failed (the episode goes on
  * from the parent).  0, 1 (budget spent: nothing done) or -1. */
 int dojo_env_reset(__dojo_keep dojo_env *env);
 int dojo_env_current(__dojo_keep dojo_env *env);
 int dojo_env_step(__dojo_keep dojo_env *env, int i, double *reward,
     int *reached);
-/* A step to a node known to the environment (a compound move's end, see
+/* A step to a state known to the environment (a compound move's end, see
  * agents/tile.c): evaluated, current unless it failed.  0, 1 or -1. */
-int dojo_env_jump(__dojo_keep dojo_env *env, int node, double *reward);
+int dojo_env_jump(__dojo_keep dojo_env *env, int state, double *reward);
 
 #endif

@@ -273,7 +273,7 @@ cost_env(const char *text, dojo_env_cost_fn cost, int budget)
 	return env;
 }
 
-/* Play "agent" for "budget" measurements; the best node's path as text
+/* Play "agent" for "budget" measurements; the best state's path as text
  * into "out". */
 static int
 play(const char *agent, int budget, uint64_t seed, char *out, size_t len,
@@ -449,10 +449,10 @@ test_tiles(void)
 	    "split 1.0.0 16; swap 1.0.0.0; swap 1.0; swap 1.0.0; "
 	    "unroll 1.0.0.0; vectorize 1.0.0.0.0; cache 1.0.0 C stack");
 	/* the tile is a path of the environment, none of it measured */
-	np = dojo_env_path(env, tiles[0].node, path, 16);
+	np = dojo_env_path(env, tiles[0].state, path, 16);
 	CHECK(np == 11);
-	CHECK(!dojo_env_measured(env, tiles[0].node));
-	text = dojo_program_print(dojo_env_program(env, tiles[0].node),
+	CHECK(!dojo_env_measured(env, tiles[0].state));
+	text = dojo_program_print(dojo_env_program(env, tiles[0].state),
 	    false);
 	printf("%s", text);
 	CHECK(strstr(text, "4  | 2  | 4 | 16  | C_c[{2}, {3}] = "
@@ -462,7 +462,7 @@ test_tiles(void)
 	CHECK(strstr(text, "   |    | 4 | 16  | C[{0}*4 + {2}, "
 	    "{1}*16 + {3}] = C_c[{2}, {3}]\n") != NULL);
 	free(text);
-	end = tiles[0].node;
+	end = tiles[0].state;
 	CHECK(dojo_agent_tiles(env, end, tiles, 16) == 0);
 	/* a step to the tile's end: one measurement, the current state */
 	CHECK(dojo_env_reset(env) == 0);
@@ -722,7 +722,7 @@ follow_candidate(const struct dojo_action *a, void *payload)
 	r = dojo_env_follow(f->fresh, 0, text, &k);
 	if (i < f->n && r == DOJO_DONE) {
 		f->legal++;
-		/* (two actions may reach one state: the node keeps the
+		/* (two actions may reach one state: the state keeps the
 		 * first one's text) */
 		f->wrong += strcmp(dojo_env_state_id(f->fresh, k),
 		    dojo_env_state_id(f->env, f->children[i])) != 0;
@@ -764,7 +764,7 @@ test_follow(void)
 	CHECK(dojo_env_follow(f.fresh, 0, "swap 0.0", &k) == DOJO_REFUSED);
 	CHECK_STR(dojo_error_last(), "swap 0.0: the scope's only child must "
 	    "be a scope (a perfect pair)");
-	/* once a node is expanded, following is a look-up in its set */
+	/* once a state is expanded, following is a look-up in its set */
 	CHECK(dojo_env_follow(f.env, 0, "split 0 4", &k) == DOJO_DONE);
 	CHECK(k > 0 && dojo_env_parent(f.env, k) == 0);
 	CHECK(dojo_env_follow(f.env, 0, "swap 0.0", &k) == DOJO_REFUSED);

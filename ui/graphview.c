@@ -4,6 +4,8 @@
 #include "ui/explore.h"
 #include "src/util/error.h"
 #include "src/core/graph.h"
+#include "src/core/layout.h"
+#include "ui/canvas.h"
 
 #define NCURSES_WIDECHAR 1
 #include <curses.h>

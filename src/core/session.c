@@ -1,6 +1,7 @@
 /* session.c: the exploration history, a git repository (libgit2) */
 #include "config.h"
 #include "src/core/session.h"
+#include "src/core/session_private.h"
 #include "src/util/error.h"
 #include "src/util/strbuf.h"
 #include "ir/transform.h"
@@ -23,32 +24,6 @@
 #define MEASUREMENT_FILE "measurement"
 #define NOTES_REF "refs/notes/commits"
 #define DEFAULT_BRANCH "main"
-
-/* One commit as the session indexes it. */
-struct commit {
-	git_oid id, parent;		/* parent zero for the start */
-	git_oid state;
-	git_time_t time;
-	int parent_index;		/* -1 for the start */
-	int depth;
-	char *action;
-};
-
-struct dojo_session {
-	git_repository *repo;
-	char *dir;
-	int lock_fd;
-	int lock_depth;
-	dojo_program *prog;		/* the current state */
-	dojo_program *start;
-	char head[41];
-	char branch[64];
-	/* every commit reachable from a reference, parents first */
-	struct commit *commits;
-	int ncommits, acommits;
-	char *refs_seen;		/* the references the index was built
-					   from */
-};
 
 static int
 git_fail(const char *what)
@@ -501,8 +476,8 @@ read_head(dojo_session *s)
 }
 
 /* Bring the session up to date with the repository. */
-static int
-session_refresh(dojo_session *s)
+int
+dojo_session_refresh(dojo_session *s)
 {
 	git_oid head;
 
@@ -523,7 +498,7 @@ session_load(dojo_session *s)
 {
 	int i;
 
-	if (session_refresh(s) < 0)
+	if (dojo_session_refresh(s) < 0)
 		return -1;
 	i = root_index(s);
 	if (i < 0)
@@ -1019,7 +994,7 @@ move_head(dojo_session *s, const git_oid *id)
 	} else if (git_repository_set_head_detached(s->repo, id) < 0) {
 		return git_fail(s->dir);
 	}
-	return session_refresh(s);
+	return dojo_session_refresh(s);
 }
 
 static void
@@ -1051,7 +1026,7 @@ dojo_session_step(dojo_session *s, const char *action, dojo_program *next,
 		return dojo_error_set("an action is one non-empty line");
 	if (session_lock(s) < 0)
 		return -1;
-	if (session_refresh(s) < 0)
+	if (dojo_session_refresh(s) < 0)
 		goto out;
 	git_oid_fromstr(&head, s->head);
 	dojo_program_id(hex, next);
@@ -1127,7 +1102,7 @@ dojo_session_apply(dojo_session *s, const char *action, const char *target,
 	struct dojo_action a;
 	int rc;
 
-	if (session_refresh(s) < 0)
+	if (dojo_session_refresh(s) < 0)
 		return -1;
 	next = dojo_program_apply_text(s->prog, action,
 	    dojo_target_machine(target));
@@ -1186,7 +1161,7 @@ dojo_session_undo(dojo_session *s)
 
 	if (session_lock(s) < 0)
 		return -1;
-	if (session_refresh(s) < 0)
+	if (dojo_session_refresh(s) < 0)
 		goto out;
 	git_oid_fromstr(&head, s->head);
 	i = find_commit(s, &head);
@@ -1210,7 +1185,7 @@ dojo_session_redo(dojo_session *s)
 
 	if (session_lock(s) < 0)
 		return -1;
-	if (session_refresh(s) < 0)
+	if (dojo_session_refresh(s) < 0)
 		goto out;
 	git_oid_fromstr(&head, s->head);
 	h = find_commit(s, &head);
@@ -1279,7 +1254,7 @@ dojo_session_jump(dojo_session *s, const char *rev)
 
 	if (session_lock(s) < 0)
 		return -1;
-	if (session_refresh(s) < 0 || resolve(&id, s, rev) < 0)
+	if (dojo_session_refresh(s) < 0 || resolve(&id, s, rev) < 0)
 		goto out;
 	i = find_commit(s, &id);
 	if (branch_exists(s, rev))
@@ -1357,7 +1332,7 @@ branch_write(dojo_session *s, const char *name, bool move)
 	snprintf(full, sizeof full, "refs/heads/%s", name);
 	if (session_lock(s) < 0)
 		return -1;
-	if (session_refresh(s) < 0)
+	if (dojo_session_refresh(s) < 0)
 		goto out;
 	if (!move && branch_exists(s, name)) {
 		dojo_error_set("branch '%s' exists already", name);
@@ -1370,7 +1345,7 @@ branch_write(dojo_session *s, const char *name, bool move)
 		goto out;
 	}
 	git_reference_free(ref);
-	rc = attach_head(s, name) < 0 || session_refresh(s) < 0 ? -1 : 0;
+	rc = attach_head(s, name) < 0 || dojo_session_refresh(s) < 0 ? -1 : 0;
 out:
 	session_unlock(s);
 	return rc;
@@ -1442,7 +1417,7 @@ dojo_session_record(dojo_session *s, const char *commit,
 
 	if (session_lock(s) < 0)
 		return -1;
-	if (session_refresh(s) < 0 || resolve(&id, s, commit) < 0)
+	if (dojo_session_refresh(s) < 0 || resolve(&id, s, commit) < 0)
 		goto out;
 	if (signature(&sig, s) < 0)
 		goto out;
@@ -1494,7 +1469,7 @@ dojo_session_measure_start(dojo_session *s,
 
 	*start_ns = 0;
 	if (dojo_measure(s->start, NULL, opt, &m) < 0 ||
-	    session_refresh(s) < 0)
+	    dojo_session_refresh(s) < 0)
 		return -1;
 	if (m.outcome == DOJO_OUTCOME_OK)
 		*start_ns = m.median_ns;
@@ -1522,7 +1497,7 @@ dojo_session_measure(dojo_session *s, const char *commit,
 	git_oid id;
 	int rc;
 
-	if (session_refresh(s) < 0 || resolve(&id, s, commit) < 0)
+	if (dojo_session_refresh(s) < 0 || resolve(&id, s, commit) < 0)
 		return -1;
 	git_oid_tostr(hex, sizeof hex, &id);
 	if (dojo_session_measure_start(s, opt, &start_ns) < 0)
@@ -1544,8 +1519,8 @@ dojo_session_measure(dojo_session *s, const char *commit,
 
 /* Reading the tree of states. */
 
-static void
-fill_entry(dojo_session *s, int i, struct dojo_session_entry *e)
+void
+dojo_session_fill_entry(dojo_session *s, int i, struct dojo_session_entry *e)
 {
 	const struct commit *c = &s->commits[i];
 	git_branch_iterator *it;
@@ -1584,56 +1559,14 @@ dojo_session_walk(dojo_session *s, dojo_session_fn fn, void *payload)
 	struct dojo_session_entry e;
 	int i, rc;
 
-	if (session_refresh(s) < 0)
+	if (dojo_session_refresh(s) < 0)
 		return -1;
 	for (i = 0; i < s->ncommits; i++) {
-		fill_entry(s, i, &e);
+		dojo_session_fill_entry(s, i, &e);
 		rc = fn(&e, payload);
 		if (rc)
 			return rc;
 	}
-	return 0;
-}
-
-/* The rows of the subtree of commit "i" into "rows" from "*n" on. */
-static void
-subtree_rows(dojo_session *s, struct dojo_session_row *rows, int *n, int i,
-    const char *prefix, const char *branch)
-{
-	char next[sizeof rows->prefix];
-	int j, last = -1;
-
-	fill_entry(s, i, &rows[*n].e);
-	snprintf(rows[*n].prefix, sizeof rows->prefix, "%s%s", prefix, branch);
-	(*n)++;
-	for (j = 0; j < s->ncommits; j++)
-		if (s->commits[j].parent_index == i)
-			last = j;
-	snprintf(next, sizeof next, "%s%s", prefix, !*branch ? "" :
-	    strcmp(branch, "`-") == 0 ? "  " : "| ");
-	for (j = 0; j < s->ncommits; j++)
-		if (s->commits[j].parent_index == i)
-			subtree_rows(s, rows, n, j, next, j == last ? "`-" :
-			    "|-");
-}
-
-int
-dojo_session_rows(dojo_session *s, struct dojo_session_row **out, int *n)
-{
-	struct dojo_session_row *rows;
-	int i;
-
-	*out = NULL;
-	*n = 0;
-	if (session_refresh(s) < 0)
-		return -1;
-	rows = calloc(s->ncommits ? s->ncommits : 1, sizeof *rows);
-	if (!rows)
-		return dojo_error_set("out of memory");
-	for (i = 0; i < s->ncommits; i++)
-		if (s->commits[i].parent_index < 0)
-			subtree_rows(s, rows, n, i, "", "");
-	*out = rows;
 	return 0;
 }
 
@@ -1643,9 +1576,9 @@ dojo_session_entry(dojo_session *s, const char *rev,
 {
 	git_oid id;
 
-	if (session_refresh(s) < 0 || resolve(&id, s, rev) < 0)
+	if (dojo_session_refresh(s) < 0 || resolve(&id, s, rev) < 0)
 		return -1;
-	fill_entry(s, find_commit(s, &id), out);
+	dojo_session_fill_entry(s, find_commit(s, &id), out);
 	return 0;
 }
 
@@ -1654,7 +1587,7 @@ dojo_session_program_at(dojo_session *s, const char *rev)
 {
 	git_oid id;
 
-	if (session_refresh(s) < 0 || resolve(&id, s, rev) < 0)
+	if (dojo_session_refresh(s) < 0 || resolve(&id, s, rev) < 0)
 		return NULL;
 	return read_program(s, &id);
 }
@@ -1666,7 +1599,7 @@ dojo_session_path(dojo_session *s, const char *rev)
 	char **path;
 	int i, n;
 
-	if (session_refresh(s) < 0 || resolve(&id, s, rev) < 0)
+	if (dojo_session_refresh(s) < 0 || resolve(&id, s, rev) < 0)
 		return NULL;
 	i = find_commit(s, &id);
 	n = s->commits[i].depth;
@@ -1705,7 +1638,7 @@ dojo_session_find_state(dojo_session *s, const char *state, char commit[41])
 	int i, h, found = -1;
 
 	commit[0] = '\0';
-	if (session_refresh(s) < 0)
+	if (dojo_session_refresh(s) < 0)
 		return -1;
 	if (git_oid_fromstr(&want, state) < 0)
 		return dojo_error_set("'%s' is not a state id", state);

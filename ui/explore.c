@@ -919,7 +919,7 @@ key_up_down(struct explorer *ex, int d)
 }
 
 static void
-key_enter(struct explorer *ex)
+key_enter(struct explorer *ex, int arg)
 {
 	if (ex->focus == PANE_HISTORY) {
 		if (ex->hist_sel < ex->nrows)
@@ -932,40 +932,6 @@ key_enter(struct explorer *ex)
 		ex_message(ex, true, "%s", ex->mv[ex->mv_sel].reason);
 	else
 		ex_message(ex, true, "no legal move here");
-}
-
-static const char key_help[] =
-    "Keys\n"
-    "  arrows, h j k l   move the cursor in the program (or in the pane "
-    "in focus)\n"
-    "  J K, PgUp PgDn    select a move\n"
-    "  Enter             take the selected move (history pane: go to that "
-    "state)\n"
-    "  Tab, S-Tab        the next, the previous pane\n"
-    "  m                 measure the current state (in the background)\n"
-    "  u  r              undo, redo\n"
-    "  b                 start a branch (:branch NAME)\n"
-    "  a                 every legal move, or only those at the cursor\n"
-    "  /                 search the moves (Esc clears)\n"
-    "  c                 the generated code in the lower pane\n"
-    "  g                 the dependence graph in the lower pane (again: "
-    "off); in it:\n"
-    "                    n the next view (around the cursor, whole, the "
-    "session's tree),\n"
-    "                    f fit or 1:1, arrows/hjkl pan\n"
-    "  :                 a command (Tab completes, Up/Down history)\n"
-    "  C-c               interrupt a Scheme evaluation (:scheme)\n"
-    "  p  s              while an agent plays (:agent run): pause or go "
-    "on, stop\n"
-    "  ?                 this help;  q  quit\n"
-    "  mouse             a click selects a node, a move, a state; a double "
-    "click\n"
-    "                    takes the move or goes to the state\n";
-
-const char *
-ex_key_help(void)
-{
-	return key_help;
 }
 
 static void
@@ -1011,7 +977,7 @@ handle_mouse(struct explorer *ex)
 			ex->mv_sel = i;
 			select_move(ex, 0);
 			if (dbl)
-				key_enter(ex);
+				key_enter(ex, 0);
 		}
 		return;
 	}
@@ -1024,152 +990,356 @@ handle_mouse(struct explorer *ex)
 		if (i >= 0 && i < ex->nrows) {
 			ex->hist_sel = i;
 			if (dbl)
-				key_enter(ex);
+				key_enter(ex, 0);
 		}
 	}
 }
 
-/* One key outside the prompt. */
+/*
+ * The key table: every key outside the prompt, what it does and what the
+ * help (?) says of it.  handle_key dispatches from it and ex_key_help
+ * writes the help from it, so that the two cannot drift apart.
+ */
+
+/* The modes with keys of their own: a key of the graph view, while the
+ * view is in the lower pane and that pane in focus, comes before the main
+ * key of the same name (keys that neither takes go to Scheme). */
+enum key_mode { KEYS_MAIN, KEYS_GRAPH, N_KEY_MODES };
+
+static const char *const key_mode_titles[N_KEY_MODES] = {
+	[KEYS_MAIN] = "Keys",
+	[KEYS_GRAPH] = "In the graph view (g, the lower pane in focus)",
+};
+
+/* A key: a character, or a curses KEY_ code when "code"; "arg" is what
+ * the function of its entry gets. */
+struct key_binding {
+	int key;
+	bool code;
+	int arg;
+};
+
+#define N_BINDINGS 6
+
+/* An entry of the table: its mode, its keys (up to the first key 0), the
+ * function they call (NULL: a key served elsewhere, in the help only) and
+ * the help's words for them (NULL: not in the help). */
+struct key_entry {
+	enum key_mode mode;
+	struct key_binding keys[N_BINDINGS];
+	void (*run)(struct explorer *ex, int arg);
+	const char *help;
+};
+
+#define BIND(c, a) { (c), false, (a) }
+#define BIND_CODE(k, a) { (k), true, (a) }
+
+static void
+key_left_right(struct explorer *ex, int d)
+{
+	if (ex->focus == PANE_PROGRAM)
+		cursor_move(ex, 0, d);
+}
+
+/* The next ("d" 1) or the previous ("d" -1) pane. */
+static void
+key_pane(struct explorer *ex, int d)
+{
+	ex->focus = (ex->focus + N_PANES + d) % N_PANES;
+}
+
+static void
+key_measure(struct explorer *ex, int arg)
+{
+	ex_measure(ex);
+}
+
+/* 'p' and 's' pause and stop an agent that plays; else they are free for
+ * Scheme. */
+static void
+key_agent(struct explorer *ex, int key)
+{
+	if (ex->agent.pid > 0)
+		cmd_agent(ex, key == 'p' ? "pause" : "stop");
+	else
+		ex_scheme_key(ex, key);
+}
+
+static void
+key_undo_redo(struct explorer *ex, int d)
+{
+	if (d < 0)
+		cmd_undo(ex, "");
+	else
+		cmd_redo(ex, "");
+}
+
+static void
+key_branch(struct explorer *ex, int arg)
+{
+	ex_prompt_start(ex, ':', "branch ");
+}
+
+static void
+key_all_moves(struct explorer *ex, int arg)
+{
+	ex->all_moves = !ex->all_moves;
+	ex_rebuild_moves(ex);
+	ex_message(ex, false, ex->all_moves ? "every legal move" :
+	    "the moves at the cursor");
+}
+
+/* Start the search of the moves ("on"), or clear it. */
+static void
+key_search(struct explorer *ex, int on)
+{
+	if (on) {
+		ex_prompt_start(ex, '/', ex->filter);
+	} else if (ex->filter[0]) {
+		ex->filter[0] = '\0';
+		ex_rebuild_moves(ex);
+	}
+}
+
+static void
+key_code(struct explorer *ex, int arg)
+{
+	cmd_emit(ex, "");
+}
+
+/* The graph view, or off when it is in focus. */
+static void
+key_graph(struct explorer *ex, int arg)
+{
+	if (ex->graph_view && ex->focus == PANE_CODE)
+		ex->graph_view = false;
+	else
+		cmd_graph(ex, "");
+}
+
+static void
+key_command(struct explorer *ex, int arg)
+{
+	ex_prompt_start(ex, ':', "");
+}
+
+static void
+key_help_quit(struct explorer *ex, int quit)
+{
+	if (quit)
+		ex->quit = true;
+	else
+		ex->help = true;
+}
+
+static void
+key_redraw(struct explorer *ex, int arg)
+{
+	clearok(curscr, TRUE);
+}
+
+static void
+key_resize(struct explorer *ex, int arg)
+{
+	ex_layout(ex);
+}
+
+static void
+key_mouse(struct explorer *ex, int arg)
+{
+	handle_mouse(ex);
+}
+
+static const struct key_entry key_table[] = {
+	{ KEYS_MAIN, { BIND('k', -1), BIND('j', 1), BIND_CODE(KEY_UP, -1),
+	    BIND_CODE(KEY_DOWN, 1) }, key_up_down,
+	    "move up, down in the program (or in the pane in focus)" },
+	{ KEYS_MAIN, { BIND('h', -1), BIND('l', 1), BIND_CODE(KEY_LEFT, -1),
+	    BIND_CODE(KEY_RIGHT, 1) }, key_left_right,
+	    "move to the outer, the inner scope (program pane)" },
+	{ KEYS_MAIN, { BIND('K', -1), BIND('J', 1), BIND_CODE(KEY_PPAGE, -5),
+	    BIND_CODE(KEY_NPAGE, 5) }, select_move,
+	    "select a move (PgUp PgDn: five at a time)" },
+	{ KEYS_MAIN, { BIND('\n', 0), BIND('\r', 0), BIND_CODE(KEY_ENTER, 0) },
+	    key_enter,
+	    "take the selected move (history pane: go to that state)" },
+	{ KEYS_MAIN, { BIND('\t', 1), BIND_CODE(KEY_BTAB, -1) }, key_pane,
+	    "the next, the previous pane" },
+	{ KEYS_MAIN, { BIND('m', 0) }, key_measure,
+	    "measure the current state (in the background)" },
+	{ KEYS_MAIN, { BIND('u', -1), BIND('r', 1) }, key_undo_redo,
+	    "undo, redo" },
+	{ KEYS_MAIN, { BIND('b', 0) }, key_branch,
+	    "start a branch (:branch NAME)" },
+	{ KEYS_MAIN, { BIND('a', 0) }, key_all_moves,
+	    "every legal move, or only those at the cursor" },
+	{ KEYS_MAIN, { BIND('/', 1), BIND(27, 0) }, key_search,
+	    "search the moves, clear the search" },
+	{ KEYS_MAIN, { BIND('c', 0) }, key_code,
+	    "the generated code in the lower pane" },
+	{ KEYS_MAIN, { BIND('g', 0) }, key_graph,
+	    "the dependence graph in the lower pane (again: off)" },
+	{ KEYS_MAIN, { BIND(':', 0) }, key_command,
+	    "a command (Tab completes, Up/Down history)" },
+	/* SIGINT while Scheme evaluates; any other time, Scheme's */
+	{ KEYS_MAIN, { BIND(3, 0) }, NULL,
+	    "interrupt a Scheme evaluation (:scheme)" },
+	{ KEYS_MAIN, { BIND('p', 'p'), BIND('s', 's') }, key_agent,
+	    "while an agent plays (:agent run): pause or go on, stop" },
+	{ KEYS_MAIN, { BIND('?', 0), BIND('q', 1) }, key_help_quit,
+	    "this help, quit" },
+	{ KEYS_MAIN, { BIND(12, 0) }, key_redraw, "redraw the screen" },
+	{ KEYS_MAIN, { BIND_CODE(KEY_MOUSE, 0) }, key_mouse,
+	    "a click selects a node, a move, a state; a double click takes "
+	    "the move or goes to the state" },
+	{ KEYS_MAIN, { BIND_CODE(KEY_RESIZE, 0) }, key_resize, NULL },
+
+	{ KEYS_GRAPH, { BIND('h', -8), BIND('l', 8), BIND_CODE(KEY_LEFT, -8),
+	    BIND_CODE(KEY_RIGHT, 8) }, ex_graph_pan_x,
+	    "pan left, right (at 1:1)" },
+	{ KEYS_GRAPH, { BIND('k', -4), BIND('j', 4), BIND_CODE(KEY_UP, -4),
+	    BIND_CODE(KEY_DOWN, 4) }, ex_graph_pan_y,
+	    "pan up, down (at 1:1)" },
+	{ KEYS_GRAPH, { BIND('f', 0) }, ex_graph_fit, "fit the pane, or 1:1" },
+	{ KEYS_GRAPH, { BIND('n', 0) }, ex_graph_next,
+	    "next view: around the cursor, whole, the session's tree" },
+};
+#define N_KEY_ENTRIES ((int)(sizeof key_table / sizeof *key_table))
+
+/* The entry of "mode" that "key" calls, and the argument it gets, or
+ * NULL. */
+static const struct key_entry *
+key_find(enum key_mode mode, int key, bool code, int *arg)
+{
+	const struct key_binding *b;
+	int i, j;
+
+	for (i = 0; i < N_KEY_ENTRIES; i++) {
+		if (key_table[i].mode != mode)
+			continue;
+		for (j = 0; j < N_BINDINGS && key_table[i].keys[j].key; j++) {
+			b = &key_table[i].keys[j];
+			if (b->key == key && b->code == code) {
+				*arg = b->arg;
+				return &key_table[i];
+			}
+		}
+	}
+	return NULL;
+}
+
+/* A key as the help names it. */
+static const char *
+help_key_name(const struct key_binding *b, char buf[2])
+{
+	static const struct {
+		struct key_binding key;
+		const char *name;
+	} names[] = {
+		{ BIND_CODE(KEY_UP, 0), "Up" },
+		{ BIND_CODE(KEY_DOWN, 0), "Down" },
+		{ BIND_CODE(KEY_LEFT, 0), "Left" },
+		{ BIND_CODE(KEY_RIGHT, 0), "Right" },
+		{ BIND_CODE(KEY_PPAGE, 0), "PgUp" },
+		{ BIND_CODE(KEY_NPAGE, 0), "PgDn" },
+		{ BIND_CODE(KEY_ENTER, 0), "Enter" },
+		{ BIND('\n', 0), "Enter" }, { BIND('\r', 0), "Enter" },
+		{ BIND('\t', 0), "Tab" }, { BIND_CODE(KEY_BTAB, 0), "S-Tab" },
+		{ BIND(27, 0), "Esc" }, { BIND(3, 0), "C-c" },
+		{ BIND(12, 0), "C-l" }, { BIND_CODE(KEY_MOUSE, 0), "mouse" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof names / sizeof *names; i++)
+		if (names[i].key.key == b->key &&
+		    names[i].key.code == b->code)
+			return names[i].name;
+	buf[0] = (char)b->key;
+	buf[1] = '\0';
+	return buf;
+}
+
+/* One entry in the help: its keys, then its words from column 20,
+ * wrapped at 76 (what an 80-column help screen shows). */
+static void
+help_entry(struct dojo_strbuf *sb, const struct key_entry *k)
+{
+	const int col = 20, width = 76 - col;
+	const char *text = k->help, *name, *seen[N_BINDINGS];
+	char label[64] = "", buf[N_BINDINGS][2];
+	int i, j, n, nseen = 0;
+
+	for (i = 0; i < N_BINDINGS && k->keys[i].key; i++) {
+		name = help_key_name(&k->keys[i], buf[i]);
+		for (j = 0; j < nseen && strcmp(seen[j], name); j++)
+			;
+		if (j < nseen)
+			continue;
+		seen[nseen++] = name;
+		snprintf(label + strlen(label), sizeof label - strlen(label),
+		    "%s%s", nseen > 1 ? " " : "", name);
+	}
+	dojo_strbuf_printf(sb, "  %-*s", col - 2, label);
+	if ((int)strlen(label) > col - 3)
+		dojo_strbuf_printf(sb, "\n%*s", col, "");
+	while (*text) {
+		n = strlen(text);
+		if (n > width) {
+			for (n = width; n > 0 && text[n] != ' '; n--)
+				;
+			if (n == 0)
+				n = width;
+		}
+		dojo_strbuf_printf(sb, "%.*s\n", n, text);
+		for (text += n; *text == ' '; text++)
+			;
+		if (*text)
+			dojo_strbuf_printf(sb, "%*s", col, "");
+	}
+}
+
+const char *
+ex_key_help(void)
+{
+	static char *help;
+	struct dojo_strbuf sb;
+	int mode, i;
+
+	if (help)
+		return help;
+	dojo_strbuf_init(&sb);
+	for (mode = 0; mode < N_KEY_MODES; mode++) {
+		dojo_strbuf_printf(&sb, "%s\n", key_mode_titles[mode]);
+		for (i = 0; i < N_KEY_ENTRIES; i++)
+			if (key_table[i].mode == (enum key_mode)mode &&
+			    key_table[i].help)
+				help_entry(&sb, &key_table[i]);
+	}
+	help = dojo_strbuf_detach(&sb);
+	return help ? help : "";
+}
+
+/* One key outside the prompt: the graph view's (when in focus), else a
+ * main key, else, for a character, one bound in Scheme. */
 static void
 handle_key(struct explorer *ex, int key, bool code)
 {
+	const struct key_entry *k = NULL;
+	int arg = 0;
+
 	if (ex->help) {
 		ex->help = false;
 		if (!code && key == 'q')
 			return;
 	}
-	if (ex->graph_view && ex->focus == PANE_CODE &&
-	    ex_graph_key(ex, key, code))
-		return;
-	if (code) {
-		switch (key) {
-		case KEY_UP:
-			key_up_down(ex, -1);
-			break;
-		case KEY_DOWN:
-			key_up_down(ex, 1);
-			break;
-		case KEY_LEFT:
-			if (ex->focus == PANE_PROGRAM)
-				cursor_move(ex, 0, -1);
-			break;
-		case KEY_RIGHT:
-			if (ex->focus == PANE_PROGRAM)
-				cursor_move(ex, 0, 1);
-			break;
-		case KEY_PPAGE:
-			select_move(ex, -5);
-			break;
-		case KEY_NPAGE:
-			select_move(ex, 5);
-			break;
-		case KEY_ENTER:
-			key_enter(ex);
-			break;
-		case KEY_BTAB:
-			ex->focus = (ex->focus + N_PANES - 1) % N_PANES;
-			break;
-		case KEY_RESIZE:
-			ex_layout(ex);
-			break;
-		case KEY_MOUSE:
-			handle_mouse(ex);
-			break;
-		}
-		return;
-	}
-	switch (key) {
-	case 'k':
-		key_up_down(ex, -1);
-		break;
-	case 'j':
-		key_up_down(ex, 1);
-		break;
-	case 'h':
-		if (ex->focus == PANE_PROGRAM)
-			cursor_move(ex, 0, -1);
-		break;
-	case 'l':
-		if (ex->focus == PANE_PROGRAM)
-			cursor_move(ex, 0, 1);
-		break;
-	case 'K':
-		select_move(ex, -1);
-		break;
-	case 'J':
-		select_move(ex, 1);
-		break;
-	case '\n':
-	case '\r':
-		key_enter(ex);
-		break;
-	case '\t':
-		ex->focus = (ex->focus + 1) % N_PANES;
-		break;
-	case 'm':
-		ex_measure(ex);
-		break;
-	case 'p':
-		if (ex->agent.pid > 0)
-			cmd_agent(ex, "pause");
-		else
-			ex_scheme_key(ex, key);
-		break;
-	case 's':
-		if (ex->agent.pid > 0)
-			cmd_agent(ex, "stop");
-		else
-			ex_scheme_key(ex, key);
-		break;
-	case 'u':
-		cmd_undo(ex, "");
-		break;
-	case 'r':
-		cmd_redo(ex, "");
-		break;
-	case 'b':
-		ex_prompt_start(ex, ':', "branch ");
-		break;
-	case 'a':
-		ex->all_moves = !ex->all_moves;
-		ex_rebuild_moves(ex);
-		ex_message(ex, false, ex->all_moves ? "every legal move" :
-		    "the moves at the cursor");
-		break;
-	case 'c':
-		cmd_emit(ex, "");
-		break;
-	case 'g':
-		if (ex->graph_view && ex->focus == PANE_CODE)
-			ex->graph_view = false;
-		else
-			cmd_graph(ex, "");
-		break;
-	case '/':
-		ex_prompt_start(ex, '/', ex->filter);
-		break;
-	case 27:
-		if (ex->filter[0]) {
-			ex->filter[0] = '\0';
-			ex_rebuild_moves(ex);
-		}
-		break;
-	case ':':
-		ex_prompt_start(ex, ':', "");
-		break;
-	case '?':
-		ex->help = true;
-		break;
-	case 'q':
-		ex->quit = true;
-		break;
-	case 12:	/* C-l */
-		clearok(curscr, TRUE);
-		break;
-	default:
+	if (ex->graph_view && ex->focus == PANE_CODE)
+		k = key_find(KEYS_GRAPH, key, code, &arg);
+	if (!k)
+		k = key_find(KEYS_MAIN, key, code, &arg);
+	if (k && k->run)
+		k->run(ex, arg);
+	else if (!code)
 		ex_scheme_key(ex, key);
-		break;
-	}
 }
 
 /* Input: the terminal, or a script of keys (headless). */

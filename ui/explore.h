@@ -171,7 +171,11 @@ const char *ex_key_help(void);
 
 /* graphview.c */
 void ex_graph_draw(struct explorer *ex, const struct ex_rect *r);
-bool ex_graph_key(struct explorer *ex, int key, bool code);
+/* Its keys, for the key table. */
+void ex_graph_pan_x(struct explorer *ex, int d);
+void ex_graph_pan_y(struct explorer *ex, int d);
+void ex_graph_fit(struct explorer *ex, int arg);
+void ex_graph_next(struct explorer *ex, int arg);
 int ex_graph_edges(struct explorer *ex, const char *path);
 void ex_graph_release(struct explorer *ex);
 

@@ -4,6 +4,8 @@
 #include "ui/explore.h"
 #include "src/util/error.h"
 #include "src/core/graph.h"
+#include "src/core/layout.h"
+#include "ui/canvas.h"
 
 #define NCURSES_WIDECHAR 1
 #include <curses.h>
@@ -199,43 +201,29 @@ ex_graph_edges(struct explorer *ex, const char *path)
 	return 0;
 }
 
-/* Keys of the graph pane: arrows pan at 1:1, 'f' fit or 1:1, 'n' the
- * next mode.  Whether the key was the graph's. */
-bool
-ex_graph_key(struct explorer *ex, int key, bool code)
+/* The graph view's keys (the key table of explore.c): pan the picture at
+ * 1:1 by "d" cells across or down (never before its top left corner);
+ * fit the pane or 1:1; the next mode. */
+void
+ex_graph_pan_x(struct explorer *ex, int d)
 {
-	if (code) {
-		switch (key) {
-		case KEY_LEFT:
-			ex->pan_x = ex->pan_x > 8 ? ex->pan_x - 8 : 0;
-			return true;
-		case KEY_RIGHT:
-			ex->pan_x += 8;
-			return true;
-		case KEY_UP:
-			ex->pan_y = ex->pan_y > 4 ? ex->pan_y - 4 : 0;
-			return true;
-		case KEY_DOWN:
-			ex->pan_y += 4;
-			return true;
-		}
-		return false;
-	}
-	switch (key) {
-	case 'h':
-		return ex_graph_key(ex, KEY_LEFT, true);
-	case 'l':
-		return ex_graph_key(ex, KEY_RIGHT, true);
-	case 'k':
-		return ex_graph_key(ex, KEY_UP, true);
-	case 'j':
-		return ex_graph_key(ex, KEY_DOWN, true);
-	case 'f':
-		ex->graph_fit = !ex->graph_fit;
-		return true;
-	case 'n':
-		ex->graph_mode = (ex->graph_mode + 1) % GRAPH_MODES;
-		return true;
-	}
-	return false;
+	ex->pan_x = ex->pan_x + d > 0 ? ex->pan_x + d : 0;
+}
+
+void
+ex_graph_pan_y(struct explorer *ex, int d)
+{
+	ex->pan_y = ex->pan_y + d > 0 ? ex->pan_y + d : 0;
+}
+
+void
+ex_graph_fit(struct explorer *ex, int arg)
+{
+	ex->graph_fit = !ex->graph_fit;
+}
+
+void
+ex_graph_next(struct explorer *ex, int arg)
+{
+	ex->graph_mode = (ex->graph_mode + 1) % GRAPH_MODES;
 }

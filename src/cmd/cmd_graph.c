@@ -4,7 +4,9 @@
 #include "src/cmd/command.h"
 #include "ir/program.h"
 #include "src/core/graph.h"
+#include "src/core/layout.h"
 #include "src/core/session.h"
+#include "ui/canvas.h"
 
 #include <errno.h>
 #include <getopt.h>

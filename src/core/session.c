@@ -1,6 +1,11 @@
-/* session.c: the exploration history, a git repository (libgit2) */
+/* session.c: the exploration history, a git repository (libgit2): the
+ * session made, opened and locked, its index of commits, the steps,
+ * undo, redo, jumps and branches, and the states read back.  What is
+ * measured in it is session_measure.c; the tree as rows to draw,
+ * session_rows.c. */
 #include "config.h"
 #include "src/core/session.h"
+#include "src/core/session_private.h"
 #include "src/util/error.h"
 #include "src/util/strbuf.h"
 #include "ir/transform.h"
@@ -16,42 +21,10 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
-#define PROGRAM_FILE "program.dojo"
-#define MEASUREMENT_FILE "measurement"
-#define NOTES_REF "refs/notes/commits"
-#define DEFAULT_BRANCH "main"
-
-/* One commit as the session indexes it. */
-struct commit {
-	git_oid id, parent;		/* parent zero for the start */
-	git_oid state;
-	git_time_t time;
-	int parent_index;		/* -1 for the start */
-	int depth;
-	char *action;
-};
-
-struct dojo_session {
-	git_repository *repo;
-	char *dir;
-	int lock_fd;
-	int lock_depth;
-	dojo_program *prog;		/* the current state */
-	dojo_program *start;
-	char head[41];
-	char branch[64];
-	/* every commit reachable from a reference, parents first */
-	struct commit *commits;
-	int ncommits, acommits;
-	char *refs_seen;		/* the references the index was built
-					   from */
-};
-
-static int
-git_fail(const char *what)
+int
+dojo_session_git_error(const char *what)
 {
 	const git_error *e = git_error_last();
 
@@ -124,8 +97,8 @@ remove_stale_lock(const char *path, const struct stat *st, int type,
 	return 0;
 }
 
-static int
-session_lock(dojo_session *s)
+int
+dojo_session_lock(dojo_session *s)
 {
 	char path[PATH_MAX];
 	const char *top[] = { "HEAD.lock", "config.lock", "packed-refs.lock",
@@ -154,8 +127,8 @@ session_lock(dojo_session *s)
 	return 0;
 }
 
-static void
-session_unlock(dojo_session *s)
+void
+dojo_session_unlock(dojo_session *s)
 {
 	if (--s->lock_depth > 0)
 		return;
@@ -178,8 +151,8 @@ find_commit(dojo_session *s, const git_oid *id)
 }
 
 /* The first commit. */
-static int
-root_index(dojo_session *s)
+int
+dojo_session_root_index(dojo_session *s)
 {
 	int i;
 
@@ -263,7 +236,7 @@ index_commit(dojo_session *s, git_commit *c)
 		    "perfdojo session", s->dir,
 		    git_oid_tostr_s(git_commit_id(c)), np);
 	if (git_commit_tree(&tree, c) < 0)
-		return git_fail(s->dir);
+		return dojo_session_git_error(s->dir);
 	te = git_tree_entry_byname(tree, PROGRAM_FILE);
 	if (!te) {
 		git_tree_free(tree);
@@ -346,16 +319,16 @@ refresh_index(dojo_session *s)
 	if (git_revwalk_new(&walk, s->repo) < 0 ||
 	    git_revwalk_sorting(walk, GIT_SORT_TOPOLOGICAL | GIT_SORT_TIME |
 	    GIT_SORT_REVERSE) < 0) {
-		git_fail(s->dir);
+		dojo_session_git_error(s->dir);
 		goto out;
 	}
 	if (git_reference_name_to_id(&id, s->repo, "HEAD") == 0 &&
 	    git_revwalk_push(walk, &id) < 0) {
-		git_fail(s->dir);
+		dojo_session_git_error(s->dir);
 		goto out;
 	}
 	if (git_reference_iterator_new(&it, s->repo) < 0) {
-		git_fail(s->dir);
+		dojo_session_git_error(s->dir);
 		goto out;
 	}
 	while (git_reference_next(&ref, it) == 0) {
@@ -370,7 +343,7 @@ refresh_index(dojo_session *s)
 		}
 		git_reference_free(ref);
 		if (err < 0) {
-			git_fail(s->dir);
+			dojo_session_git_error(s->dir);
 			goto out;
 		}
 	}
@@ -378,7 +351,7 @@ refresh_index(dojo_session *s)
 		git_commit *c;
 
 		if (git_commit_lookup(&c, s->repo, &id) < 0) {
-			git_fail(s->dir);
+			dojo_session_git_error(s->dir);
 			goto out;
 		}
 		rc = index_commit(s, c);
@@ -403,15 +376,15 @@ out:
 
 /* After a write of ours: index the new commit "id" (if not NULL) and
  * remember the references as they are now. */
-static int
-index_own(dojo_session *s, const git_oid *id)
+int
+dojo_session_index_own(dojo_session *s, const git_oid *id)
 {
 	git_commit *c;
 	int rc;
 
 	if (id && find_commit(s, id) < 0) {
 		if (git_commit_lookup(&c, s->repo, id) < 0)
-			return git_fail(s->dir);
+			return dojo_session_git_error(s->dir);
 		rc = index_commit(s, c);
 		git_commit_free(c);
 		if (rc < 0)
@@ -424,8 +397,8 @@ index_own(dojo_session *s, const git_oid *id)
 
 /* Reading states. */
 
-static __dojo_give dojo_program *
-read_program(dojo_session *s, const git_oid *commit)
+__dojo_give dojo_program *
+dojo_session_read_program(dojo_session *s, const git_oid *commit)
 {
 	git_commit *c = NULL;
 	git_tree *tree = NULL;
@@ -436,7 +409,7 @@ read_program(dojo_session *s, const git_oid *commit)
 
 	if (git_commit_lookup(&c, s->repo, commit) < 0 ||
 	    git_commit_tree(&tree, c) < 0) {
-		git_fail(s->dir);
+		dojo_session_git_error(s->dir);
 		goto out;
 	}
 	te = git_tree_entry_byname(tree, PROGRAM_FILE);
@@ -448,7 +421,7 @@ read_program(dojo_session *s, const git_oid *commit)
 	if (check_program_entry(s, commit, te) < 0)
 		goto out;
 	if (git_blob_lookup(&blob, s->repo, git_tree_entry_id(te)) < 0) {
-		git_fail(s->dir);
+		dojo_session_git_error(s->dir);
 		goto out;
 	}
 	snprintf(name, sizeof name, "%s/%.7s:" PROGRAM_FILE, s->dir,
@@ -475,7 +448,7 @@ read_head(dojo_session *s)
 	dojo_program *prog;
 
 	if (git_repository_head(&head, s->repo) < 0)
-		return git_fail(s->dir);
+		return dojo_session_git_error(s->dir);
 	git_oid_cpy(&id, git_reference_target(head));
 	if (git_reference_is_branch(head))
 		snprintf(s->branch, sizeof s->branch, "%s",
@@ -491,7 +464,7 @@ read_head(dojo_session *s)
 	git_oid_tostr(hex, sizeof hex, &id);
 	if (s->prog && strcmp(hex, s->head) == 0)
 		return 0;
-	prog = read_program(s, &id);
+	prog = dojo_session_read_program(s, &id);
 	if (!prog)
 		return -1;
 	dojo_program_free(s->prog);
@@ -501,8 +474,8 @@ read_head(dojo_session *s)
 }
 
 /* Bring the session up to date with the repository. */
-static int
-session_refresh(dojo_session *s)
+int
+dojo_session_refresh(dojo_session *s)
 {
 	git_oid head;
 
@@ -523,13 +496,13 @@ session_load(dojo_session *s)
 {
 	int i;
 
-	if (session_refresh(s) < 0)
+	if (dojo_session_refresh(s) < 0)
 		return -1;
-	i = root_index(s);
+	i = dojo_session_root_index(s);
 	if (i < 0)
 		return dojo_error_set("%s: no start commit: not a perfdojo "
 		    "session", s->dir);
-	s->start = read_program(s, &s->commits[i].id);
+	s->start = dojo_session_read_program(s, &s->commits[i].id);
 	return s->start ? 0 : -1;
 }
 
@@ -601,105 +574,14 @@ out_free:
 
 /* Writing. */
 
-static int
-signature(git_signature **out, dojo_session *s)
+int
+dojo_session_signature(git_signature **out, dojo_session *s)
 {
 	if (git_signature_default(out, s->repo) == 0)
 		return 0;
 	if (git_signature_now(out, "perfdojo", "perfdojo@localhost") < 0)
-		return git_fail(s->dir);
+		return dojo_session_git_error(s->dir);
 	return 0;
-}
-
-static void
-format_measurement(struct dojo_strbuf *sb,
-    const struct dojo_session_measurement *m)
-{
-	if (!m || !m->measured) {
-		dojo_strbuf_puts(sb, "outcome: unmeasured\n");
-		return;
-	}
-	dojo_strbuf_printf(sb, "target: %s\nfingerprint: %s\noutcome: %s\n",
-	    m->target, m->fingerprint, m->outcome);
-	if (strcmp(m->outcome, "ok") == 0)
-		dojo_strbuf_printf(sb, "median_ns: %.1f\nci_low_ns: %.1f\n"
-		    "ci_high_ns: %.1f\n", m->median_ns, m->ci_low_ns,
-		    m->ci_high_ns);
-	if (m->speedup > 0)
-		dojo_strbuf_printf(sb, "speedup: %.6g\n", m->speedup);
-	dojo_strbuf_printf(sb, "when: %s\n", m->when);
-}
-
-static void
-parse_measurement(struct dojo_session_measurement *m, const char *text)
-{
-	const char *p = text;
-
-	memset(m, 0, sizeof *m);
-	while (p && *p) {
-		const char *nl = strchr(p, '\n');
-		size_t n = nl ? (size_t)(nl - p) : strlen(p);
-		char line[256], *v;
-
-		snprintf(line, sizeof line, "%.*s", (int)n, p);
-		p = nl ? nl + 1 : NULL;
-		v = strstr(line, ": ");
-		if (!v)
-			continue;
-		*v = '\0';
-		v += 2;
-		if (strcmp(line, "target") == 0)
-			snprintf(m->target, sizeof m->target, "%s", v);
-		else if (strcmp(line, "fingerprint") == 0)
-			snprintf(m->fingerprint, sizeof m->fingerprint, "%s", v);
-		else if (strcmp(line, "outcome") == 0)
-			snprintf(m->outcome, sizeof m->outcome, "%s", v);
-		else if (strcmp(line, "median_ns") == 0)
-			m->median_ns = strtod(v, NULL);
-		else if (strcmp(line, "ci_low_ns") == 0)
-			m->ci_low_ns = strtod(v, NULL);
-		else if (strcmp(line, "ci_high_ns") == 0)
-			m->ci_high_ns = strtod(v, NULL);
-		else if (strcmp(line, "speedup") == 0)
-			m->speedup = strtod(v, NULL);
-		else if (strcmp(line, "when") == 0)
-			snprintf(m->when, sizeof m->when, "%s", v);
-	}
-	m->measured = m->outcome[0] && strcmp(m->outcome, "unmeasured") != 0;
-}
-
-/* The measurement of a commit: its note if it has one, else the
- * measurement file of its tree. */
-static void
-read_measurement(dojo_session *s, const git_oid *commit,
-    struct dojo_session_measurement *m)
-{
-	git_note *note = NULL;
-	git_commit *c = NULL;
-	git_tree *tree = NULL;
-	git_blob *blob = NULL;
-	const git_tree_entry *te;
-
-	memset(m, 0, sizeof *m);
-	if (git_note_read(&note, s->repo, NOTES_REF, commit) == 0) {
-		parse_measurement(m, git_note_message(note));
-		git_note_free(note);
-		return;
-	}
-	if (git_commit_lookup(&c, s->repo, commit) == 0 &&
-	    git_commit_tree(&tree, c) == 0 &&
-	    (te = git_tree_entry_byname(tree, MEASUREMENT_FILE)) &&
-	    git_blob_lookup(&blob, s->repo, git_tree_entry_id(te)) == 0) {
-		char *text = strndup(git_blob_rawcontent(blob),
-		    (size_t)git_blob_rawsize(blob));
-
-		if (text)
-			parse_measurement(m, text);
-		free(text);
-	}
-	git_blob_free(blob);
-	git_tree_free(tree);
-	git_commit_free(c);
 }
 
 /* Write a commit of "prog" with parent "parent" (NULL for the start);
@@ -719,7 +601,7 @@ write_commit(git_oid *out, dojo_session *s, dojo_program *prog,
 	int rc = -1;
 
 	dojo_strbuf_init(&sb);
-	format_measurement(&sb, m);
+	dojo_session_format_measurement(&sb, m);
 	if (!text) {
 		dojo_error_set("out of memory");
 		goto out;
@@ -734,14 +616,14 @@ write_commit(git_oid *out, dojo_session *s, dojo_program *prog,
 	    git_treebuilder_write(&tid, tb) < 0 ||
 	    git_tree_lookup(&tree, s->repo, &tid) < 0 ||
 	    (parent && git_commit_lookup(&pc, s->repo, parent) < 0)) {
-		git_fail(s->dir);
+		dojo_session_git_error(s->dir);
 		goto out;
 	}
-	if (signature(&sig, s) < 0)
+	if (dojo_session_signature(&sig, s) < 0)
 		goto out;
 	if (git_commit_create_v(out, s->repo, NULL, sig, sig, NULL, message,
 	    tree, parent ? 1 : 0, pc) < 0) {
-		git_fail(s->dir);
+		dojo_session_git_error(s->dir);
 		goto out;
 	}
 	rc = 0;
@@ -780,10 +662,10 @@ set_config_branch(dojo_session *s, const char *name)
 	int rc;
 
 	if (git_repository_config(&cfg, s->repo) < 0)
-		return git_fail(s->dir);
+		return dojo_session_git_error(s->dir);
 	rc = git_config_set_string(cfg, "perfdojo.branch", name);
 	git_config_free(cfg);
-	return rc < 0 ? git_fail(s->dir) : 0;
+	return rc < 0 ? dojo_session_git_error(s->dir) : 0;
 }
 
 /* Attach HEAD to branch "name" (its tip is the current commit). */
@@ -794,7 +676,7 @@ attach_head(dojo_session *s, const char *name)
 
 	snprintf(full, sizeof full, "refs/heads/%s", name);
 	if (git_repository_set_head(s->repo, full) < 0)
-		return git_fail(s->dir);
+		return dojo_session_git_error(s->dir);
 	if (set_config_branch(s, name) < 0)
 		return -1;
 	snprintf(s->branch, sizeof s->branch, "%s", name);
@@ -880,7 +762,7 @@ create_in(const char *tmp, dojo_program *start, const char *source)
 	init.initial_head = DEFAULT_BRANCH;
 	if (git_repository_init_ext(&s->repo, tmp, &init) < 0 ||
 	    log_ref_updates(s->repo) < 0) {
-		git_fail(tmp);
+		dojo_session_git_error(tmp);
 		goto out;
 	}
 	dojo_program_id(state, start);
@@ -895,7 +777,7 @@ create_in(const char *tmp, dojo_program *start, const char *source)
 	rc = -1;
 	if (git_reference_create(&ref, s->repo, "refs/heads/" DEFAULT_BRANCH,
 	    &id, 0, "perfdojo: start") < 0) {
-		git_fail(tmp);
+		dojo_session_git_error(tmp);
 		goto out;
 	}
 	git_reference_free(ref);
@@ -1017,23 +899,10 @@ move_head(dojo_session *s, const git_oid *id)
 		if (attach_head(s, s->branch) < 0)
 			return -1;
 	} else if (git_repository_set_head_detached(s->repo, id) < 0) {
-		return git_fail(s->dir);
+		return dojo_session_git_error(s->dir);
 	}
-	return session_refresh(s);
+	return dojo_session_refresh(s);
 }
-
-static void
-now_iso(char out[32])
-{
-	time_t t = time(NULL);
-	struct tm tm;
-
-	gmtime_r(&t, &tm);
-	strftime(out, 32, "%Y-%m-%dT%H:%M:%SZ", &tm);
-}
-
-static int update_best(dojo_session *s, const git_oid *commit,
-    const struct dojo_session_measurement *m);
 
 int
 dojo_session_step(dojo_session *s, const char *action, dojo_program *next,
@@ -1049,9 +918,9 @@ dojo_session_step(dojo_session *s, const char *action, dojo_program *next,
 	memset(&step, 0, sizeof step);
 	if (strchr(action, '\n') || !*action)
 		return dojo_error_set("an action is one non-empty line");
-	if (session_lock(s) < 0)
+	if (dojo_session_lock(s) < 0)
 		return -1;
-	if (session_refresh(s) < 0)
+	if (dojo_session_refresh(s) < 0)
 		goto out;
 	git_oid_fromstr(&head, s->head);
 	dojo_program_id(hex, next);
@@ -1099,20 +968,20 @@ dojo_session_step(dojo_session *s, const char *action, dojo_program *next,
 		    "perfdojo: branch") :
 		    git_reference_create_matching(&ref, s->repo, full, &id, 1,
 		    &head, "perfdojo: step")) < 0) {
-			git_fail(s->dir);
+			dojo_session_git_error(s->dir);
 			goto out;
 		}
 		git_reference_free(ref);
 	}
-	if (attach_head(s, name) < 0 || index_own(s, &id) < 0 ||
+	if (attach_head(s, name) < 0 || dojo_session_index_own(s, &id) < 0 ||
 	    read_head(s) < 0)
 		goto out;
 	git_oid_tostr(step.commit, sizeof step.commit, &id);
-	if (m && m->measured && update_best(s, &id, m) < 0)
+	if (m && m->measured && dojo_session_update_best(s, &id, m) < 0)
 		goto out;
 	rc = 0;
 out:
-	session_unlock(s);
+	dojo_session_unlock(s);
 	if (rc == 0 && out)
 		*out = step;
 	return rc;
@@ -1127,7 +996,7 @@ dojo_session_apply(dojo_session *s, const char *action, const char *target,
 	struct dojo_action a;
 	int rc;
 
-	if (session_refresh(s) < 0)
+	if (dojo_session_refresh(s) < 0)
 		return -1;
 	next = dojo_program_apply_text(s->prog, action,
 	    dojo_target_machine(target));
@@ -1144,8 +1013,8 @@ dojo_session_apply(dojo_session *s, const char *action, const char *target,
 }
 
 /* Resolve "rev" to a commit of the session. */
-static int
-resolve(git_oid *out, dojo_session *s, const char *rev)
+int
+dojo_session_resolve(git_oid *out, dojo_session *s, const char *rev)
 {
 	git_object *obj = NULL, *peeled = NULL;
 
@@ -1184,9 +1053,9 @@ dojo_session_undo(dojo_session *s)
 	git_oid head;
 	int i, rc = -1;
 
-	if (session_lock(s) < 0)
+	if (dojo_session_lock(s) < 0)
 		return -1;
-	if (session_refresh(s) < 0)
+	if (dojo_session_refresh(s) < 0)
 		goto out;
 	git_oid_fromstr(&head, s->head);
 	i = find_commit(s, &head);
@@ -1198,7 +1067,7 @@ dojo_session_undo(dojo_session *s)
 		goto out;
 	rc = move_head(s, &s->commits[i].parent);
 out:
-	session_unlock(s);
+	dojo_session_unlock(s);
 	return rc;
 }
 
@@ -1208,9 +1077,9 @@ dojo_session_redo(dojo_session *s)
 	git_oid head, tip;
 	int h, t, i, only = -1, rc = -1;
 
-	if (session_lock(s) < 0)
+	if (dojo_session_lock(s) < 0)
 		return -1;
-	if (session_refresh(s) < 0)
+	if (dojo_session_refresh(s) < 0)
 		goto out;
 	git_oid_fromstr(&head, s->head);
 	h = find_commit(s, &head);
@@ -1238,7 +1107,7 @@ dojo_session_redo(dojo_session *s)
 	}
 	rc = move_head(s, &s->commits[only].id);
 out:
-	session_unlock(s);
+	dojo_session_unlock(s);
 	return rc;
 }
 
@@ -1277,9 +1146,10 @@ dojo_session_jump(dojo_session *s, const char *rev)
 	char name[64];
 	int i, rc = -1;
 
-	if (session_lock(s) < 0)
+	if (dojo_session_lock(s) < 0)
 		return -1;
-	if (session_refresh(s) < 0 || resolve(&id, s, rev) < 0)
+	if (dojo_session_refresh(s) < 0 ||
+	    dojo_session_resolve(&id, s, rev) < 0)
 		goto out;
 	i = find_commit(s, &id);
 	if (branch_exists(s, rev))
@@ -1294,7 +1164,7 @@ dojo_session_jump(dojo_session *s, const char *rev)
 		goto out;
 	rc = move_head(s, &id);
 out:
-	session_unlock(s);
+	dojo_session_unlock(s);
 	return rc;
 }
 
@@ -1355,9 +1225,9 @@ branch_write(dojo_session *s, const char *name, bool move)
 	if (check_branch_name(name) < 0)
 		return -1;
 	snprintf(full, sizeof full, "refs/heads/%s", name);
-	if (session_lock(s) < 0)
+	if (dojo_session_lock(s) < 0)
 		return -1;
-	if (session_refresh(s) < 0)
+	if (dojo_session_refresh(s) < 0)
 		goto out;
 	if (!move && branch_exists(s, name)) {
 		dojo_error_set("branch '%s' exists already", name);
@@ -1366,13 +1236,13 @@ branch_write(dojo_session *s, const char *name, bool move)
 	git_oid_fromstr(&head, s->head);
 	if (git_reference_create(&ref, s->repo, full, &head, move,
 	    move ? "perfdojo: branch moved" : "perfdojo: branch") < 0) {
-		git_fail(s->dir);
+		dojo_session_git_error(s->dir);
 		goto out;
 	}
 	git_reference_free(ref);
-	rc = attach_head(s, name) < 0 || session_refresh(s) < 0 ? -1 : 0;
+	rc = attach_head(s, name) < 0 || dojo_session_refresh(s) < 0 ? -1 : 0;
 out:
-	session_unlock(s);
+	dojo_session_unlock(s);
 	return rc;
 }
 
@@ -1388,164 +1258,10 @@ dojo_session_branch_set(dojo_session *s, const char *name)
 	return branch_write(s, name, true);
 }
 
-/* Measurements. */
-
-int
-dojo_session_best(dojo_session *s, const char *target, char commit[41])
-{
-	char name[64];
-	git_oid id;
-
-	snprintf(name, sizeof name, "refs/tags/best/%s", target);
-	if (git_reference_name_to_id(&id, s->repo, name) < 0)
-		return -1;
-	git_oid_tostr(commit, 41, &id);
-	return 0;
-}
-
-/* Move the tag best/TARGET to "commit" if "m" beats it. */
-static int
-update_best(dojo_session *s, const git_oid *commit,
-    const struct dojo_session_measurement *m)
-{
-	struct dojo_session_measurement bm;
-	git_reference *ref = NULL;
-	char name[64], hex[41];
-	git_oid best;
-
-	if (!m->measured || strcmp(m->outcome, "ok") != 0 || m->speedup <= 0 ||
-	    !m->target[0])
-		return 0;
-	if (dojo_session_best(s, m->target, hex) == 0) {
-		git_oid_fromstr(&best, hex);
-		read_measurement(s, &best, &bm);
-		if (git_oid_equal(&best, commit) ||
-		    (bm.measured && bm.speedup >= m->speedup))
-			return 0;
-	}
-	snprintf(name, sizeof name, "refs/tags/best/%s", m->target);
-	if (git_reference_create(&ref, s->repo, name, commit, 1,
-	    "perfdojo: best") < 0)
-		return git_fail(s->dir);
-	git_reference_free(ref);
-	return index_own(s, NULL);
-}
-
-int
-dojo_session_record(dojo_session *s, const char *commit,
-    const struct dojo_session_measurement *m)
-{
-	git_signature *sig = NULL;
-	struct dojo_strbuf sb;
-	git_oid id, note;
-	int rc = -1;
-
-	if (session_lock(s) < 0)
-		return -1;
-	if (session_refresh(s) < 0 || resolve(&id, s, commit) < 0)
-		goto out;
-	if (signature(&sig, s) < 0)
-		goto out;
-	dojo_strbuf_init(&sb);
-	format_measurement(&sb, m);
-	rc = git_note_create(&note, s->repo, NOTES_REF, sig, sig, &id, sb.s,
-	    1);
-	dojo_strbuf_release(&sb);
-	git_signature_free(sig);
-	if (rc < 0) {
-		rc = git_fail(s->dir);
-		goto out;
-	}
-	rc = update_best(s, &id, m);
-out:
-	session_unlock(s);
-	return rc;
-}
-
-void
-dojo_session_measurement_from(struct dojo_session_measurement *out,
-    const struct dojo_measurement *m, const char *target, double start_ns)
-{
-	memset(out, 0, sizeof *out);
-	out->measured = true;
-	snprintf(out->target, sizeof out->target, "%s", target);
-	snprintf(out->fingerprint, sizeof out->fingerprint, "%s",
-	    m->fingerprint);
-	snprintf(out->outcome, sizeof out->outcome, "%s",
-	    dojo_outcome_name(m->outcome));
-	if (m->outcome == DOJO_OUTCOME_OK) {
-		out->median_ns = m->median_ns;
-		out->ci_low_ns = m->ci_low_ns;
-		out->ci_high_ns = m->ci_high_ns;
-		if (start_ns > 0 && m->median_ns > 0)
-			out->speedup = start_ns / m->median_ns;
-	}
-	now_iso(out->when);
-}
-
-int
-dojo_session_measure_start(dojo_session *s,
-    const struct dojo_measure_options *opt, double *start_ns)
-{
-	struct dojo_session_measurement sm;
-	struct dojo_measurement m;
-	char hex[41];
-	int r;
-
-	*start_ns = 0;
-	if (dojo_measure(s->start, NULL, opt, &m) < 0 ||
-	    session_refresh(s) < 0)
-		return -1;
-	if (m.outcome == DOJO_OUTCOME_OK)
-		*start_ns = m.median_ns;
-	r = root_index(s);
-	if (r < 0)
-		return 0;
-	read_measurement(s, &s->commits[r].id, &sm);
-	if (sm.measured && strcmp(sm.fingerprint, m.fingerprint) == 0)
-		return 0;
-	dojo_session_measurement_from(&sm, &m, "c", *start_ns);
-	git_oid_tostr(hex, sizeof hex, &s->commits[r].id);
-	return dojo_session_record(s, hex, &sm);
-}
-
-int
-dojo_session_measure(dojo_session *s, const char *commit,
-    const struct dojo_measure_options *opt,
-    struct dojo_session_measurement *out)
-{
-	struct dojo_session_measurement sm;
-	struct dojo_measurement m;
-	dojo_program *prog;
-	double start_ns;
-	char hex[41];
-	git_oid id;
-	int rc;
-
-	if (session_refresh(s) < 0 || resolve(&id, s, commit) < 0)
-		return -1;
-	git_oid_tostr(hex, sizeof hex, &id);
-	if (dojo_session_measure_start(s, opt, &start_ns) < 0)
-		return -1;
-	prog = read_program(s, &id);
-	if (!prog)
-		return -1;
-	rc = dojo_measure(prog, s->start, opt, &m);
-	dojo_program_free(prog);
-	if (rc < 0)
-		return -1;
-	dojo_session_measurement_from(&sm, &m, "c", start_ns);
-	if (dojo_session_record(s, hex, &sm) < 0)
-		return -1;
-	if (out)
-		*out = sm;
-	return 0;
-}
-
 /* Reading the tree of states. */
 
-static void
-fill_entry(dojo_session *s, int i, struct dojo_session_entry *e)
+void
+dojo_session_fill_entry(dojo_session *s, int i, struct dojo_session_entry *e)
 {
 	const struct commit *c = &s->commits[i];
 	git_branch_iterator *it;
@@ -1575,7 +1291,7 @@ fill_entry(dojo_session *s, int i, struct dojo_session_entry *e)
 		}
 		git_branch_iterator_free(it);
 	}
-	read_measurement(s, &c->id, &e->m);
+	dojo_session_read_measurement(s, &c->id, &e->m);
 }
 
 int
@@ -1584,56 +1300,14 @@ dojo_session_walk(dojo_session *s, dojo_session_fn fn, void *payload)
 	struct dojo_session_entry e;
 	int i, rc;
 
-	if (session_refresh(s) < 0)
+	if (dojo_session_refresh(s) < 0)
 		return -1;
 	for (i = 0; i < s->ncommits; i++) {
-		fill_entry(s, i, &e);
+		dojo_session_fill_entry(s, i, &e);
 		rc = fn(&e, payload);
 		if (rc)
 			return rc;
 	}
-	return 0;
-}
-
-/* The rows of the subtree of commit "i" into "rows" from "*n" on. */
-static void
-subtree_rows(dojo_session *s, struct dojo_session_row *rows, int *n, int i,
-    const char *prefix, const char *branch)
-{
-	char next[sizeof rows->prefix];
-	int j, last = -1;
-
-	fill_entry(s, i, &rows[*n].e);
-	snprintf(rows[*n].prefix, sizeof rows->prefix, "%s%s", prefix, branch);
-	(*n)++;
-	for (j = 0; j < s->ncommits; j++)
-		if (s->commits[j].parent_index == i)
-			last = j;
-	snprintf(next, sizeof next, "%s%s", prefix, !*branch ? "" :
-	    strcmp(branch, "`-") == 0 ? "  " : "| ");
-	for (j = 0; j < s->ncommits; j++)
-		if (s->commits[j].parent_index == i)
-			subtree_rows(s, rows, n, j, next, j == last ? "`-" :
-			    "|-");
-}
-
-int
-dojo_session_rows(dojo_session *s, struct dojo_session_row **out, int *n)
-{
-	struct dojo_session_row *rows;
-	int i;
-
-	*out = NULL;
-	*n = 0;
-	if (session_refresh(s) < 0)
-		return -1;
-	rows = calloc(s->ncommits ? s->ncommits : 1, sizeof *rows);
-	if (!rows)
-		return dojo_error_set("out of memory");
-	for (i = 0; i < s->ncommits; i++)
-		if (s->commits[i].parent_index < 0)
-			subtree_rows(s, rows, n, i, "", "");
-	*out = rows;
 	return 0;
 }
 
@@ -1643,9 +1317,10 @@ dojo_session_entry(dojo_session *s, const char *rev,
 {
 	git_oid id;
 
-	if (session_refresh(s) < 0 || resolve(&id, s, rev) < 0)
+	if (dojo_session_refresh(s) < 0 ||
+	    dojo_session_resolve(&id, s, rev) < 0)
 		return -1;
-	fill_entry(s, find_commit(s, &id), out);
+	dojo_session_fill_entry(s, find_commit(s, &id), out);
 	return 0;
 }
 
@@ -1654,9 +1329,10 @@ dojo_session_program_at(dojo_session *s, const char *rev)
 {
 	git_oid id;
 
-	if (session_refresh(s) < 0 || resolve(&id, s, rev) < 0)
+	if (dojo_session_refresh(s) < 0 ||
+	    dojo_session_resolve(&id, s, rev) < 0)
 		return NULL;
-	return read_program(s, &id);
+	return dojo_session_read_program(s, &id);
 }
 
 char **
@@ -1666,7 +1342,8 @@ dojo_session_path(dojo_session *s, const char *rev)
 	char **path;
 	int i, n;
 
-	if (session_refresh(s) < 0 || resolve(&id, s, rev) < 0)
+	if (dojo_session_refresh(s) < 0 ||
+	    dojo_session_resolve(&id, s, rev) < 0)
 		return NULL;
 	i = find_commit(s, &id);
 	n = s->commits[i].depth;
@@ -1705,7 +1382,7 @@ dojo_session_find_state(dojo_session *s, const char *state, char commit[41])
 	int i, h, found = -1;
 
 	commit[0] = '\0';
-	if (session_refresh(s) < 0)
+	if (dojo_session_refresh(s) < 0)
 		return -1;
 	if (git_oid_fromstr(&want, state) < 0)
 		return dojo_error_set("'%s' is not a state id", state);

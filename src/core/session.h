@@ -12,6 +12,10 @@
  * Every write is on disk (fsync) before the call returns; the session is
  * locked (flock) while a call writes, and lock files left by a killed
  * process are removed.  Errors: -1 or NULL with the last error set.
+ *
+ * The module's files: session.c the git history, session_measure.c what
+ * is measured in it, session_rows.c the tree as rows of text to draw;
+ * session_private.h is what they share.
  */
 #ifndef DOJO_SESSION_H
 #define DOJO_SESSION_H

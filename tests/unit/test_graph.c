@@ -1,8 +1,10 @@
-/* test_graph.c: the layout and canvas of src/core/graph.h on graphs built by
- * hand (any Agraph_t, as the exploration tree will be), and the
- * neighbourhood of highlighted nodes */
+/* test_graph.c: the layout (src/core/layout.h) and the canvas
+ * (ui/canvas.h) on graphs built by hand (any Agraph_t, as the exploration
+ * tree will be), and the neighbourhood of highlighted nodes */
 #include "config.h"
 #include "src/core/graph.h"
+#include "src/core/layout.h"
+#include "ui/canvas.h"
 #include "tests/unit/unit.h"
 
 #include <stdlib.h>

@@ -166,7 +166,7 @@ static const struct dojo_option measure_options[] = {
 	{ "json", 'j', NULL, "one JSON object: median_ns, ci_low_ns, "
 	    "ci_high_ns, reps, outcome, message, speedup, cached, state, "
 	    "fingerprint" },
-	{ "baseline", 'b', "FILE", "the speedup against FILE, whose outputs "
+	{ "baseline", 'b', "BASE", "the speedup against BASE, whose outputs "
 	    "are the reference" },
 	{ "db", 'd', "PATH", "the measurement database (default $PERFDOJO_DB "
 	    "or ~/.cache/perfdojo/measurements.db)" },

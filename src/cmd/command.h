@@ -77,7 +77,6 @@ int dojo_command_bad_option(const struct dojo_command *cmd, int c,
 
 /* getopt_long's tables for one command, made from its option table. */
 struct dojo_option_parser {
-	const struct dojo_command *cmd;
 	struct option longopts[DOJO_OPTIONS_MAX + 2];	/* and --help, end */
 	char shorts[3 * DOJO_OPTIONS_MAX + 5];
 	int longindex;		/* the long option found last, or -1 */

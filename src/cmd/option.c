@@ -29,7 +29,6 @@ dojo_option_parser_init(struct dojo_option_parser *out,
 	struct option *lo = out->longopts;
 	char *s = out->shorts;
 
-	out->cmd = cmd;
 	out->longindex = -1;
 	/* ':' first: a missing value is told from an unknown option */
 	*s++ = ':';
@@ -87,12 +86,13 @@ format_left(char *out, size_t len, const struct dojo_option *o)
 	    o->name, o->arg ? " " : "", open, o->arg ? o->arg : "", close);
 }
 
-/* "text" on "out" from column "col", wrapped at WRAP_COLUMNS, the lines
- * after the first starting at column "indent"; words are split on
- * spaces, a newline breaks the line.  The column after the last word. */
-static int
-print_wrapped(FILE *out, const char *text, int col, int indent)
+/* "text" on "out" from column "indent", wrapped at WRAP_COLUMNS, the
+ * lines after the first indented as much; words are split on spaces, a
+ * newline breaks the line. */
+static void
+print_wrapped(FILE *out, const char *text, int indent)
 {
+	int col = indent;
 	const char *w = text, *e;
 	int n;
 
@@ -121,7 +121,6 @@ print_wrapped(FILE *out, const char *text, int col, int indent)
 		col += n;
 		w = e;
 	}
-	return col;
 }
 
 /* One word of the synopsis, "word" of "n" bytes, on "out" at column
@@ -184,7 +183,7 @@ dojo_option_print_list(FILE *out, const struct dojo_command *cmd)
 {
 	const struct dojo_option *o;
 	char left[128];
-	int width = 0, n, col;
+	int width = 0, n;
 
 	for (o = cmd->options; o && (o->name || o->arg); o++) {
 		format_left(left, sizeof left, o);
@@ -194,15 +193,13 @@ dojo_option_print_list(FILE *out, const struct dojo_command *cmd)
 	}
 	for (o = cmd->options; o && (o->name || o->arg); o++) {
 		format_left(left, sizeof left, o);
-		fprintf(out, "  %s", left);
-		col = 2 + strlen(left);
-		if (col > 2 + width) {
-			fprintf(out, "\n%*s", 4 + width, "");
-		} else {
-			fprintf(out, "%*s", 4 + width - col, "");
-		}
-		col = 4 + width;
-		print_wrapped(out, o->help ? o->help : "", col, col);
+		n = strlen(left);
+		/* a row too wide for the column has its help below */
+		if (n > width)
+			fprintf(out, "  %s\n%*s", left, 4 + width, "");
+		else
+			fprintf(out, "  %s%*s", left, 2 + width - n, "");
+		print_wrapped(out, o->help ? o->help : "", 4 + width);
 		fputc('\n', out);
 	}
 }

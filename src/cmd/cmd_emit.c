@@ -6,29 +6,22 @@
 #include "targets/target.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
 static int
 emit_run(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "target", required_argument, NULL, 't' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
-	};
 	const struct dojo_command *cmd = &dojo_command_emit;
+	struct dojo_option_parser p;
 	const char *target = "c", *out = NULL;
 	const struct dojo_target *t;
 	struct dojo_strbuf sb;
 	dojo_program *prog;
 	int c, rc = DOJO_EXIT_ERROR;
 
-	opterr = 0;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, ":t:o:h", longopts, NULL)) != -1) {
+	dojo_option_parser_init(&p, cmd);
+	while ((c = dojo_option_next(&p, argc, argv)) != -1) {
 		switch (c) {
 		case 't':
 			target = optarg;
@@ -64,12 +57,17 @@ out_free:
 	return rc ? dojo_command_fail() : 0;
 }
 
+static const struct dojo_option emit_options[] = {
+	{ "target", 't', "T", "c (default): a C11 function "
+	    "dojo_kernel(void **args)" },
+	{ "output", 'o', "OUT", "write the code to OUT" },
+	{ NULL }
+};
+
 const struct dojo_command dojo_command_emit = {
 	.name = "emit",
-	.args = "FILE.dojo [--target c] [-o OUT]",
+	.args = "FILE.dojo",
+	.options = emit_options,
 	.summary = "print the code generated for a kernel",
-	.help = "  -t, --target T   c (default): a C11 function "
-	    "dojo_kernel(void **args)\n"
-	    "  -o, --output OUT write the code to OUT\n",
 	.run = emit_run,
 };

@@ -9,7 +9,6 @@
 #include "ui/canvas.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -45,28 +44,13 @@ positive(int *out, const char *text)
 static int
 read_args(struct graph_args *a, int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "output", required_argument, NULL, 'o' },
-		{ "format", required_argument, NULL, 'f' },
-		{ "at", required_argument, NULL, OPT_AT },
-		{ "around", required_argument, NULL, OPT_AROUND },
-		{ "no-arrays", no_argument, NULL, OPT_NO_ARRAYS },
-		{ "text", no_argument, NULL, OPT_TEXT },
-		{ "width", required_argument, NULL, OPT_WIDTH },
-		{ "height", required_argument, NULL, OPT_HEIGHT },
-		{ "ascii", no_argument, NULL, OPT_ASCII },
-		{ "history", no_argument, NULL, OPT_HISTORY },
-		{ "session", required_argument, NULL, 's' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
-	};
 	const struct dojo_command *cmd = &dojo_command_graph;
+	struct dojo_option_parser p;
 	int c;
 
 	memset(a, 0, sizeof *a);
-	opterr = 0;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, ":o:f:s:h", longopts, NULL)) != -1) {
+	dojo_option_parser_init(&p, cmd);
+	while ((c = dojo_option_next(&p, argc, argv)) != -1) {
 		switch (c) {
 		case 'o':
 			a->out = optarg;
@@ -251,37 +235,36 @@ out_free:
 	return rc ? DOJO_EXIT_ERROR : 0;
 }
 
+static const struct dojo_option graph_options[] = {
+	{ "output", 'o', "OUT", "write to OUT, its format named by its "
+	    "extension (.dot or .gv, .svg, .png); default: DOT on stdout" },
+	{ "format", 'f', "F", "dot, svg or png, whatever OUT is called" },
+	{ "at", OPT_AT, "ADDRESS", "only the operations under the node at "
+	    "ADDRESS, their arrays and the dependences among them" },
+	{ "around", OPT_AROUND, "N", "with --at: instead, those operations "
+	    "highlighted and every node within N edges of them" },
+	{ "no-arrays", OPT_NO_ARRAYS, NULL, "leave out the array nodes and the "
+	    "access edges" },
+	{ "text", OPT_TEXT, NULL, "draw the graph as text (Graphviz's layout, "
+	    "box drawing)" },
+	{ "width", OPT_WIDTH, "W", "with --text: fit in W columns (default: "
+	    "full size)" },
+	{ "height", OPT_HEIGHT, "H", "with --text: fit in H lines (default: "
+	    "full size)" },
+	{ "ascii", OPT_ASCII, NULL, "with --text: ASCII instead of box "
+	    "drawing" },
+	{ "history", OPT_HISTORY, NULL, "the exploration tree of a session "
+	    "instead, FILE optional: FILE's (FILE.session), --session DIR's, "
+	    "or the current directory's" },
+	{ "session", 's', "DIR", "with --history: the session" },
+	{ NULL }
+};
+
 const struct dojo_command dojo_command_graph = {
 	.name = "graph",
-	.args = "FILE.dojo [-o OUT.{dot,svg,png}] [--format F] [--at ADDRESS "
-	    "[--around N]] [--text] | --history [FILE.dojo] [--session DIR] "
-	    "[-o OUT]",
+	.args = "FILE.dojo",
+	.options = graph_options,
 	.summary = "draw the dependence graph of a kernel, or a session's "
 	    "tree",
-	.help = "  -o, --output OUT  write to OUT, its format named by its "
-	    "extension\n"
-	    "                    (.dot or .gv, .svg, .png); default: DOT on "
-	    "stdout\n"
-	    "  -f, --format F    dot, svg or png, whatever OUT is called\n"
-	    "      --at ADDRESS  only the operations under the node at "
-	    "ADDRESS,\n"
-	    "                    their arrays and the dependences among "
-	    "them\n"
-	    "      --around N    with --at: instead, those operations "
-	    "highlighted\n"
-	    "                    and every node within N edges of them\n"
-	    "      --no-arrays   leave out the array nodes and the access "
-	    "edges\n"
-	    "      --text        draw the graph as text (Graphviz's layout,"
-	    " box drawing)\n"
-	    "      --width W, --height H\n"
-	    "                    with --text: fit in W x H cells (default: "
-	    "full size)\n"
-	    "      --ascii       with --text: ASCII instead of box drawing\n"
-	    "      --history     the exploration tree of a session instead: "
-	    "FILE's\n"
-	    "                    (FILE.session), --session DIR's, or the "
-	    "current directory's\n"
-	    "  -s, --session DIR with --history: the session\n",
 	.run = graph_run,
 };

@@ -6,7 +6,6 @@
 #include "ir/program.h"
 #include "targets/target.h"
 
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,19 +58,8 @@ out:
 static int
 measure_run(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "target", required_argument, NULL, 't' },
-		{ "fresh", no_argument, NULL, 'f' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "baseline", required_argument, NULL, 'b' },
-		{ "db", required_argument, NULL, 'd' },
-		{ "timeout", required_argument, NULL, 'T' },
-		{ "cflags", required_argument, NULL, 'C' },
-		{ "session", required_argument, NULL, 's' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
-	};
 	const struct dojo_command *cmd = &dojo_command_measure;
+	struct dojo_option_parser p;
 	const char *baseline = NULL, *session = NULL;
 	struct dojo_measure_options opt;
 	struct dojo_measurement m, base;
@@ -82,10 +70,8 @@ measure_run(int argc, char **argv)
 	int c, rc = DOJO_EXIT_ERROR;
 
 	dojo_measure_options_init(&opt);
-	opterr = 0;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, ":t:fjb:d:T:C:s:h", longopts,
-	    NULL)) != -1) {
+	dojo_option_parser_init(&p, cmd);
+	while ((c = dojo_option_next(&p, argc, argv)) != -1) {
 		switch (c) {
 		case 't':
 			if (!dojo_target_runs_here(optarg))
@@ -173,31 +159,31 @@ out_free:
 	return dojo_command_fail();
 }
 
+static const struct dojo_option measure_options[] = {
+	{ "target", 't', "T", "c (default; the only target that runs here)" },
+	{ "fresh", 'f', NULL, "measure again, even when the database knows "
+	    "the state" },
+	{ "json", 'j', NULL, "one JSON object: median_ns, ci_low_ns, "
+	    "ci_high_ns, reps, outcome, message, speedup, cached, state, "
+	    "fingerprint" },
+	{ "baseline", 'b', "BASE", "the speedup against BASE, whose outputs "
+	    "are the reference" },
+	{ "db", 'd', "PATH", "the measurement database (default $PERFDOJO_DB "
+	    "or ~/.cache/perfdojo/measurements.db)" },
+	{ "timeout", 'T', "S", "the time limit of one run (default 60)" },
+	{ "cflags", 'C', "F", "the compiler's flags (default \""
+	    DOJO_C_CFLAGS "\"), part of the fingerprint" },
+	{ "session", 's', "DIR", "record the measurement (a git note) on the "
+	    "session's commit of this state, with its speedup against the "
+	    "start; the best state becomes the tag best/c" },
+	{ NULL }
+};
+
 const struct dojo_command dojo_command_measure = {
 	.name = "measure",
-	.args = "FILE.dojo [--target c] [--fresh] [--json] [--baseline FILE] "
-	    "[--db PATH] [--timeout S] [--cflags F] [--session DIR]",
+	.args = "FILE.dojo",
+	.options = measure_options,
 	.summary = "time a kernel's generated code, checked against the "
 	    "interpreter",
-	.help = "  -f, --fresh         measure again, even when the database "
-	    "knows the state\n"
-	    "  -j, --json          one JSON object: median_ns, ci_low_ns, "
-	    "ci_high_ns, reps,\n"
-	    "                      outcome, message, speedup, cached, state, "
-	    "fingerprint\n"
-	    "  -b, --baseline FILE the speedup against FILE, whose outputs "
-	    "are the reference\n"
-	    "  -s, --session DIR   record the measurement (a git note) on the "
-	    "session's\n"
-	    "                      commit of this state, with its speedup "
-	    "against the start;\n"
-	    "                      the best state becomes the tag best/c\n"
-	    "  -d, --db PATH       the measurement database (default "
-	    "$PERFDOJO_DB or\n"
-	    "                      ~/.cache/perfdojo/measurements.db)\n"
-	    "      --timeout S     the time limit of one run (default 60)\n"
-	    "      --cflags F      the compiler's flags (default \""
-	    DOJO_C_CFLAGS "\"),\n"
-	    "                      part of the fingerprint\n",
 	.run = measure_run,
 };

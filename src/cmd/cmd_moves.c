@@ -8,7 +8,6 @@
 #include "targets/target.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,14 +44,8 @@ print_refused(const struct dojo_action *a, void *payload)
 static int
 actions_run(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "at", required_argument, NULL, 'a' },
-		{ "why", optional_argument, NULL, 'w' },
-		{ "target", required_argument, NULL, 't' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
-	};
 	const struct dojo_command *cmd = &dojo_command_actions;
+	struct dojo_option_parser p;
 	const char *at = NULL, *why = NULL, *target = "c";
 	int path[DOJO_MAX_DEPTH], npath = 0, c, rc = DOJO_EXIT_ERROR;
 	bool why_all = false;
@@ -61,9 +54,8 @@ actions_run(int argc, char **argv)
 	dojo_program *prog;
 	dojo_legality *mv;
 
-	opterr = 0;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, ":a:w::t:h", longopts, NULL)) != -1) {
+	dojo_option_parser_init(&p, cmd);
+	while ((c = dojo_option_next(&p, argc, argv)) != -1) {
 		switch (c) {
 		case 'a':
 			at = optarg;
@@ -254,36 +246,57 @@ apply_file(dojo_program **prog, const char *path, const char *target,
 	return 0;
 }
 
-/* Whether "arg" is option "name" (long "--name" or short "-c"), with its
- * value in "*value" (from "--name=V" or the next argument). */
+/* Whether "argv[*i]" is the option "o": exactly "--name" or "-c", or
+ * with a value, "--name=V", "-cV" or "--name V" (the next argument, "*i"
+ * moved to it); 1 with the value in "*value", -1 when it is missing. */
 static int
-take_option(int argc, char **argv, int *i, const char *name, char c,
+is_option(const struct dojo_option *o, int argc, char **argv, int *i,
     const char **value)
 {
-	size_t n = strlen(name);
+	size_t n = strlen(o->name);
 	const char *arg = argv[*i];
+	char c = o->key < 256 ? (char)o->key : '\0';
 
-	if (arg[0] != '-')
-		return 0;
-	if ((arg[1] == c && arg[2] == '\0') ||
-	    (arg[1] == '-' && strcmp(arg + 2, name) == 0)) {
-		if (!value)
+	if ((c && arg[1] == c && arg[2] == '\0') ||
+	    (arg[1] == '-' && strcmp(arg + 2, o->name) == 0)) {
+		if (!o->arg)
 			return 1;
 		if (*i + 1 >= argc)
 			return -1;
 		*value = argv[++*i];
 		return 1;
 	}
-	if (value && arg[1] == '-' && strncmp(arg + 2, name, n) == 0 &&
+	if (o->arg && arg[1] == '-' && strncmp(arg + 2, o->name, n) == 0 &&
 	    arg[2 + n] == '=') {
 		*value = arg + 3 + n;
 		return 1;
 	}
-	if (value && arg[1] == c && arg[2] != '\0') {
+	if (o->arg && c && arg[1] == c && arg[2] != '\0') {
 		*value = arg + 2;
 		return 1;
 	}
 	return 0;
+}
+
+/* The option of "cmd" that "argv[*i]" is, for apply, whose options and
+ * operands keep their order on the command line: its key with its value
+ * in "*value", 'h' for --help, 0 for an operand, '?' for an unknown
+ * option and ':' for a missing value. */
+static int
+take_option(const struct dojo_command *cmd, int argc, char **argv, int *i,
+    const char **value)
+{
+	static const struct dojo_option help = { "help", 'h', NULL, NULL };
+	const struct dojo_option *o;
+	int r;
+
+	*value = NULL;
+	if (argv[*i][0] != '-' || argv[*i][1] == '\0')
+		return 0;
+	for (o = cmd->options; o->name || o->arg; o++)
+		if (o->name && (r = is_option(o, argc, argv, i, value)) != 0)
+			return r < 0 ? ':' : o->key;
+	return is_option(&help, argc, argv, i, value) ? 'h' : '?';
 }
 
 /* The start's time, for the speedups of measured steps. */
@@ -322,42 +335,43 @@ apply_run(int argc, char **argv)
 		return dojo_command_fail();
 	}
 	for (i = 1; i < argc; i++) {
-		v = NULL;
-		if ((r = take_option(argc, argv, &i, "output", 'o', &v)) != 0) {
+		switch (take_option(cmd, argc, argv, &i, &v)) {
+		case 0:
+			if (!file)
+				file = argv[i];
+			else
+				items[nitems++] = argv[i];
+			break;
+		case 'o':
 			out = v;
-		} else if ((r = take_option(argc, argv, &i, "actions", 'f',
-		    &v)) != 0) {
+			break;
+		case 'f':
 			items[nitems] = v;
 			is_file[nitems++] = true;
-		} else if ((r = take_option(argc, argv, &i, "target", 't',
-		    &v)) != 0) {
+			break;
+		case 't':
 			target = v;
-		} else if ((r = take_option(argc, argv, &i, "addresses", 'a',
-		    NULL)) != 0) {
+			break;
+		case 'a':
 			addresses = true;
-		} else if ((r = take_option(argc, argv, &i, "session", 's',
-		    &v)) != 0) {
+			break;
+		case 's':
 			session = v;
-		} else if ((r = take_option(argc, argv, &i, "measure", 'm',
-		    NULL)) != 0) {
+			break;
+		case 'm':
 			rec.measure = true;
-		} else if ((r = take_option(argc, argv, &i, "help", 'h',
-		    NULL)) != 0) {
+			break;
+		case 'h':
 			free(items);
 			free(is_file);
 			dojo_command_print_help(stdout, cmd);
 			return 0;
-		} else if (argv[i][0] == '-' && argv[i][1] != '\0') {
-			r = dojo_command_usage(cmd, "unknown option '%s'",
+		case ':':
+			r = dojo_command_usage(cmd, "option '%s' needs a value",
 			    argv[i]);
 			goto out_usage;
-		} else if (!file) {
-			file = argv[i];
-		} else {
-			items[nitems++] = argv[i];
-		}
-		if (r < 0) {
-			r = dojo_command_usage(cmd, "option '%s' needs a value",
+		default:
+			r = dojo_command_usage(cmd, "unknown option '%s'",
 			    argv[i]);
 			goto out_usage;
 		}
@@ -416,36 +430,42 @@ out_usage:
 	return r;
 }
 
+static const struct dojo_option actions_options[] = {
+	{ "at", 'a', "ADDRESS", "only the moves at this node" },
+	{ "why", 'w', "ACTION", "say whether ACTION is legal, and if not why; "
+	    "without ACTION, list every candidate, refused ones as "
+	    "'# reason'", DOJO_OPTION_OPTIONAL_ARG },
+	{ "target", 't', "T", "c (default) or cuda (adds the GPU moves)" },
+	{ NULL }
+};
+
 const struct dojo_command dojo_command_actions = {
 	.name = "actions",
-	.args = "FILE.dojo [--at ADDRESS] [--why [ACTION]] [--target T]",
+	.args = "FILE.dojo",
+	.options = actions_options,
 	.summary = "list the legal moves, or say why one is refused",
-	.help = "  -a, --at ADDRESS   only the moves at this node\n"
-	    "  -w, --why ACTION   say whether ACTION is legal, and if not "
-	    "why\n"
-	    "      --why          list every candidate, refused ones as "
-	    "'# reason'\n"
-	    "  -t, --target T     c (default) or cuda (adds the GPU moves)\n",
 	.run = actions_run,
+};
+
+static const struct dojo_option apply_options[] = {
+	{ NULL, 0, "ACTION", "one move per argument: 'split 0.0.1 32'" },
+	{ "actions", 'f', "FILE", "read moves one per line ('#' comments; - "
+	    "for stdin)" },
+	{ "output", 'o', "OUT", "write the result to OUT" },
+	{ "addresses", 'a', NULL, "print with the address gutter" },
+	{ "target", 't', "T", "c (default) or cuda" },
+	{ "session", 's', "DIR", "record each move as a commit of the session "
+	    "DIR (created, starting at FILE, if it does not exist); FILE must "
+	    "be a state of the session" },
+	{ "measure", 'm', NULL, "with --session: measure each state (C "
+	    "target) and record its speedup" },
+	{ NULL }
 };
 
 const struct dojo_command dojo_command_apply = {
 	.name = "apply",
-	.args = "FILE.dojo ACTION... [--actions FILE] [-o OUT] [--target T] "
-	    "[--session DIR [--measure]]",
+	.args = "FILE.dojo ACTION...",
+	.options = apply_options,
 	.summary = "apply moves in order and print the resulting kernel",
-	.help = "  ACTION             one move per argument: 'split 0.0.1 32'\n"
-	    "  -f, --actions FILE read moves one per line ('#' comments; - "
-	    "for stdin)\n"
-	    "  -o, --output OUT   write the result to OUT\n"
-	    "  -a, --addresses    print with the address gutter\n"
-	    "  -t, --target T     c (default) or cuda\n"
-	    "  -s, --session DIR  record each move as a commit of the session "
-	    "DIR (created,\n"
-	    "                     starting at FILE, if it does not exist); "
-	    "FILE must be a\n"
-	    "                     state of the session\n"
-	    "  -m, --measure      measure each state (C target) and record "
-	    "its speedup\n",
 	.run = apply_run,
 };

@@ -8,7 +8,6 @@
 #include "targets/target.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,17 +28,8 @@ array_path(char *out, size_t len, const char *dir, const char *name)
 static int
 run_run(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "inputs", required_argument, NULL, 'i' },
-		{ "outputs", required_argument, NULL, 'o' },
-		{ "seed", required_argument, NULL, 's' },
-		{ "target", required_argument, NULL, 't' },
-		{ "timeout", required_argument, NULL, 'T' },
-		{ "cflags", required_argument, NULL, 'C' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
-	};
 	const struct dojo_command *cmd = &dojo_command_run;
+	struct dojo_option_parser p;
 	const char *inputs = NULL, *outputs = NULL, *file, *target = NULL;
 	struct dojo_run_result res;
 	struct dojo_run_options ropt = { NULL, NULL, 60, DOJO_RUN_MEMORY };
@@ -51,9 +41,8 @@ run_run(int argc, char **argv)
 	enum dojo_role role;
 	int c, b, rc = DOJO_EXIT_ERROR;
 
-	opterr = 0;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, ":i:o:s:t:T:C:h", longopts, NULL)) != -1) {
+	dojo_option_parser_init(&p, cmd);
+	while ((c = dojo_option_next(&p, argc, argv)) != -1) {
 		switch (c) {
 		case 'i':
 			inputs = optarg;
@@ -145,25 +134,24 @@ out_free_prog:
 	return rc ? dojo_command_fail() : 0;
 }
 
+static const struct dojo_option run_options[] = {
+	{ "inputs", 'i', "DIR", "read each in/inout array from DIR/NAME.npy "
+	    "(default: seeded uniform random values)" },
+	{ "outputs", 'o', "DIR", "write each out/inout array to DIR/NAME.npy" },
+	{ "seed", 's', "N", "seed of the random inputs (default 1)" },
+	{ "target", 't', "T", "interp (default: the reference interpreter) or "
+	    "c (generated C, compiled with $CC, run in a child)" },
+	{ "timeout", 'T', "S", "the time limit: the child's with -t c "
+	    "(default 60), the interpreter's otherwise (default none)" },
+	{ "cflags", 'C', "F", "the compiler's flags with -t c (default \""
+	    DOJO_C_CFLAGS "\")" },
+	{ NULL }
+};
+
 const struct dojo_command dojo_command_run = {
 	.name = "run",
-	.args = "FILE.dojo [--inputs DIR] [--outputs DIR] [--seed N] "
-	    "[--target interp|c]",
+	.args = "FILE.dojo",
+	.options = run_options,
 	.summary = "execute a kernel and print a checksum per output",
-	.help = "  -i, --inputs DIR   read each in/inout array from "
-	    "DIR/NAME.npy\n"
-	    "                     (default: seeded uniform random values)\n"
-	    "  -o, --outputs DIR  write each out/inout array to "
-	    "DIR/NAME.npy\n"
-	    "  -s, --seed N       seed of the random inputs (default 1)\n"
-	    "  -t, --target T     interp (default: the reference interpreter) "
-	    "or c\n"
-	    "                     (generated C, compiled with $CC, run in a "
-	    "child)\n"
-	    "      --timeout S    the time limit: the child's with -t c "
-	    "(default 60),\n"
-	    "                     the interpreter's otherwise (default none)\n"
-	    "      --cflags F     the compiler's flags with -t c (default "
-	    "\"" DOJO_C_CFLAGS "\")\n",
 	.run = run_run,
 };

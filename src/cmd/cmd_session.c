@@ -9,7 +9,6 @@
 #include "src/core/session.h"
 #include "targets/target.h"
 
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,35 +56,26 @@ out_free:
 	return NULL;
 }
 
-/* The options every history command takes. */
+/* The options of the history commands (each takes some). */
 struct session_args {
 	const char *session, *out;
 	bool graph, keep_going;
 	int first;			/* argv index of the first operand */
 };
 
-/* Parse "argc"/"argv" for "cmd" with the options of "shorts" (from
- * "s:o:gkh").  0, 1 after --help, or an exit status < 0 negated. */
+/* Parse "argc"/"argv" for "cmd", whose table has some of the options
+ * of struct session_args.  0, 1 after --help, or an exit status < 0
+ * negated. */
 static int
-parse_args(struct session_args *a, const struct dojo_command *cmd,
-    const char *shorts, int argc, char **argv)
+parse_args(struct session_args *a, const struct dojo_command *cmd, int argc,
+    char **argv)
 {
-	static const struct option longopts[] = {
-		{ "session", required_argument, NULL, 's' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "graph", no_argument, NULL, 'g' },
-		{ "keep-going", no_argument, NULL, 'k' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
-	};
+	struct dojo_option_parser p;
 	int c;
 
 	memset(a, 0, sizeof *a);
-	opterr = 0;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, shorts, longopts, NULL)) != -1) {
-		if (c != ':' && c != '?' && !strchr(shorts, c))
-			c = '?';
+	dojo_option_parser_init(&p, cmd);
+	while ((c = dojo_option_next(&p, argc, argv)) != -1) {
 		switch (c) {
 		case 's':
 			a->session = optarg;
@@ -177,7 +167,7 @@ log_run(int argc, char **argv)
 	char best[41];
 	int i, n, rc;
 
-	rc = parse_args(&a, cmd, ":s:gh", argc, argv);
+	rc = parse_args(&a, cmd, argc, argv);
 	if (rc)
 		return rc < 0 ? -rc : 0;
 	if (argc - a.first > 1)
@@ -203,16 +193,20 @@ log_run(int argc, char **argv)
 	return rc < 0 ? dojo_command_fail() : 0;
 }
 
+static const struct dojo_option log_options[] = {
+	{ NULL, 0, "FILE.dojo", "the session FILE.dojo.session" },
+	{ "session", 's', "DIR", "the session in DIR (default: FILE's, or the "
+	    "current directory when it is a session)" },
+	{ "graph", 'g', NULL, "draw the tree of states" },
+	{ NULL }
+};
+
 const struct dojo_command dojo_command_log = {
 	.name = "log",
-	.args = "[FILE.dojo] [--session DIR] [--graph]",
+	.args = "[FILE.dojo]",
+	.options = log_options,
 	.summary = "show a session's states: actions, speedups, branches",
-	.help = "  FILE.dojo          the session FILE.dojo.session\n"
-	    "  -s, --session DIR  the session in DIR (default: FILE's, or the "
-	    "current\n"
-	    "                     directory when it is a session)\n"
-	    "  -g, --graph        draw the tree of states\n"
-	    "Each line: '*' marks the current state, then the commit, the "
+	.help = "Each line: '*' marks the current state, then the commit, the "
 	    "action, the\n"
 	    "speedup against the start (or the outcome, or '-' when not "
 	    "measured), the\n"
@@ -244,7 +238,7 @@ checkout_run(int argc, char **argv)
 	char *text;
 	int rc;
 
-	rc = parse_args(&a, cmd, ":s:o:h", argc, argv);
+	rc = parse_args(&a, cmd, argc, argv);
 	if (rc)
 		return rc < 0 ? -rc : 0;
 	if (argc - a.first != 1)
@@ -266,16 +260,20 @@ checkout_run(int argc, char **argv)
 	return rc < 0 ? dojo_command_fail() : 0;
 }
 
+static const struct dojo_option checkout_options[] = {
+	{ NULL, 0, "REV", "a commit (or its prefix), a branch, a tag (best/c), "
+	    "HEAD~N: any git revision of the session" },
+	{ "session", 's', "DIR", "the session (default: the current "
+	    "directory)" },
+	{ "output", 'o', "OUT", "write the kernel to OUT (default: stdout)" },
+	{ NULL }
+};
+
 const struct dojo_command dojo_command_checkout = {
 	.name = "checkout",
-	.args = "REV [--session DIR] [-o OUT]",
+	.args = "REV",
+	.options = checkout_options,
 	.summary = "go to a state of a session and write its kernel",
-	.help = "  REV                a commit (or its prefix), a branch, a tag "
-	    "(best/c),\n"
-	    "                     HEAD~N: any git revision of the session\n"
-	    "  -s, --session DIR  the session (default: the current "
-	    "directory)\n"
-	    "  -o, --output OUT   write the kernel to OUT (default: stdout)\n",
 	.run = checkout_run,
 };
 
@@ -291,7 +289,7 @@ replay_run(int argc, char **argv)
 	char **path = NULL, *text;
 	int i, n = 0, total, failed = 0, rc = DOJO_EXIT_ERROR;
 
-	i = parse_args(&a, cmd, ":s:o:kh", argc, argv);
+	i = parse_args(&a, cmd, argc, argv);
 	if (i)
 		return i < 0 ? -i : 0;
 	if (argc - a.first != 2)
@@ -342,17 +340,23 @@ out:
 	return rc;
 }
 
+static const struct dojo_option replay_options[] = {
+	{ "session", 's', "DIR", "the session (default: the current "
+	    "directory)" },
+	{ "output", 'o', "OUT", "write the kernel after the moves that "
+	    "applied" },
+	{ "keep-going", 'k', NULL, "go on after a move that no longer "
+	    "applies" },
+	{ NULL }
+};
+
 const struct dojo_command dojo_command_replay = {
 	.name = "replay",
-	.args = "REV FILE.dojo [--session DIR] [-o OUT] [--keep-going]",
+	.args = "REV FILE.dojo",
+	.options = replay_options,
 	.summary = "replay the moves from a session's start to REV on another "
 	    "kernel",
-	.help = "  -s, --session DIR  the session (default: the current "
-	    "directory)\n"
-	    "  -o, --output OUT   write the kernel after the moves that "
-	    "applied\n"
-	    "  -k, --keep-going   go on after a move that no longer applies\n"
-	    "Prints 'step N: ACTION: ok' or the reason the move does not "
+	.help = "Prints 'step N: ACTION: ok' or the reason the move does not "
 	    "apply; exit\n"
 	    "status 1 when one did not.\n",
 	.run = replay_run,
@@ -368,7 +372,7 @@ move_run(const struct dojo_command *cmd, int (*move)(dojo_session *),
 	dojo_session *s;
 	int rc;
 
-	rc = parse_args(&a, cmd, ":s:h", argc, argv);
+	rc = parse_args(&a, cmd, argc, argv);
 	if (rc)
 		return rc < 0 ? -rc : 0;
 	if (argc - a.first > 1)
@@ -395,26 +399,27 @@ redo_run(int argc, char **argv)
 	return move_run(&dojo_command_redo, dojo_session_redo, argc, argv);
 }
 
-#define SESSION_HELP \
-	"  FILE.dojo          the session FILE.dojo.session\n" \
-	"  -s, --session DIR  the session in DIR (default: FILE's, or the " \
-	"current\n" \
-	"                     directory when it is a session)\n"
+static const struct dojo_option move_options[] = {
+	{ NULL, 0, "FILE.dojo", "the session FILE.dojo.session" },
+	{ "session", 's', "DIR", "the session in DIR (default: FILE's, or the "
+	    "current directory when it is a session)" },
+	{ NULL }
+};
 
 const struct dojo_command dojo_command_undo = {
 	.name = "undo",
-	.args = "[FILE.dojo] [--session DIR]",
+	.args = "[FILE.dojo]",
+	.options = move_options,
 	.summary = "go back to the parent state (the child stays in the "
 	    "session)",
-	.help = SESSION_HELP,
 	.run = undo_run,
 };
 
 const struct dojo_command dojo_command_redo = {
 	.name = "redo",
-	.args = "[FILE.dojo] [--session DIR]",
+	.args = "[FILE.dojo]",
+	.options = move_options,
 	.summary = "go forward to the child state towards the branch's tip",
-	.help = SESSION_HELP,
 	.run = redo_run,
 };
 
@@ -447,7 +452,7 @@ branch_run(int argc, char **argv)
 	dojo_session *s;
 	int rc;
 
-	rc = parse_args(&a, cmd, ":s:h", argc, argv);
+	rc = parse_args(&a, cmd, argc, argv);
 	if (rc)
 		return rc < 0 ? -rc : 0;
 	if (argc - a.first > 1)
@@ -467,12 +472,17 @@ branch_run(int argc, char **argv)
 	return rc < 0 ? dojo_command_fail() : 0;
 }
 
+static const struct dojo_option branch_options[] = {
+	{ NULL, 0, "NAME", "the new branch, which becomes current" },
+	{ "session", 's', "DIR", "the session (default: the current "
+	    "directory)" },
+	{ NULL }
+};
+
 const struct dojo_command dojo_command_branch = {
 	.name = "branch",
-	.args = "[NAME] [--session DIR]",
+	.args = "[NAME]",
+	.options = branch_options,
 	.summary = "start a branch at the current state, or list the branches",
-	.help = "  NAME               the new branch, which becomes current\n"
-	    "  -s, --session DIR  the session (default: the current "
-	    "directory)\n",
 	.run = branch_run,
 };

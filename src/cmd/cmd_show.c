@@ -3,47 +3,38 @@
 #include "src/cmd/command.h"
 #include "ir/program.h"
 
-#include <getopt.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* Parse the options of show and check; "addresses" NULL for check. */
+/* Parse the options of show and check ("cmd"); "addresses" NULL for
+ * check, whose table has none. */
 static int
 read_args(const struct dojo_command *cmd, int argc, char **argv,
     bool *addresses, const char **file)
 {
-	static const struct option longopts[] = {
-		{ "addresses", no_argument, NULL, 'a' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
-	};
+	struct dojo_option_parser p;
 	int c;
 
-	opterr = 0;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "ah", longopts, NULL)) != -1) {
+	dojo_option_parser_init(&p, cmd);
+	while ((c = dojo_option_next(&p, argc, argv)) != -1) {
 		switch (c) {
 		case 'a':
-			if (!addresses)
-				goto bad_option;
 			*addresses = true;
 			break;
 		case 'h':
 			dojo_command_print_help(stdout, cmd);
 			exit(0);
 		default:
-			goto bad_option;
+			return dojo_command_usage(cmd, "unknown option '%s'",
+			    argv[optind - 1]);
 		}
 	}
 	if (optind != argc - 1)
 		return dojo_command_usage(cmd, "expected one FILE");
 	*file = argv[optind];
 	return 0;
-bad_option:
-	return dojo_command_usage(cmd, "unknown option '%s'",
-	    argv[optind - 1]);
 }
 
 static int
@@ -92,14 +83,17 @@ check_run(int argc, char **argv)
 	return 0;
 }
 
+static const struct dojo_option show_options[] = {
+	{ "addresses", 'a', NULL, "put each line's node address in a left "
+	    "gutter (the scope in cell j of a line is the first j+1 parts)" },
+	{ NULL }
+};
+
 const struct dojo_command dojo_command_show = {
 	.name = "show",
-	.args = "FILE.dojo [--addresses]",
+	.args = "FILE.dojo",
+	.options = show_options,
 	.summary = "print a kernel in canonical form",
-	.help = "  -a, --addresses  put each line's node address in a left "
-	    "gutter\n"
-	    "                   (the scope in cell j of a line is the first "
-	    "j+1 parts)\n",
 	.run = show_run,
 };
 
@@ -107,6 +101,5 @@ const struct dojo_command dojo_command_check = {
 	.name = "check",
 	.args = "FILE.dojo",
 	.summary = "validate a kernel and print its state id",
-	.help = "",
 	.run = check_run,
 };

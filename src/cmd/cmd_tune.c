@@ -12,7 +12,6 @@
 
 #include <errno.h>
 #include <signal.h>
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,7 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
-/* The options of both commands. */
+/* The options of both commands (each takes some). */
 struct tune_args {
 	const char *agent, *model, *session, *encoder_cmd, *csv, *plot;
 	int budget, jobs, episodes;
@@ -55,39 +54,15 @@ static int
 parse_args(struct tune_args *a, const struct dojo_command *cmd, int argc,
     char **argv)
 {
-	static const struct option longopts[] = {
-		{ "agent", required_argument, NULL, 'a' },
-		{ "budget", required_argument, NULL, 'n' },
-		{ "seconds", required_argument, NULL, 'S' },
-		{ "model", required_argument, NULL, 'm' },
-		{ "session", required_argument, NULL, 's' },
-		{ "seed", required_argument, NULL, 'r' },
-		{ "jobs", required_argument, NULL, 'j' },
-		{ "width", required_argument, NULL, OPT_WIDTH },
-		{ "depth", required_argument, NULL, 'd' },
-		{ "episodes", required_argument, NULL, 'e' },
-		{ "encoder-cmd", required_argument, NULL, OPT_ENCODER },
-		{ "epsilon", required_argument, NULL, OPT_EPSILON },
-		{ "gamma", required_argument, NULL, OPT_GAMMA },
-		{ "updates", required_argument, NULL, OPT_UPDATES },
-		{ "csv", required_argument, NULL, OPT_CSV },
-		{ "plot", required_argument, NULL, OPT_PLOT },
-		{ "timeout", required_argument, NULL, OPT_TIMEOUT },
-		{ "suggest", required_argument, NULL, OPT_SUGGEST },
-		{ "live", no_argument, NULL, OPT_LIVE },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
-	};
+	struct dojo_option_parser p;
 	double v;
-	int c, li;
+	int c;
 
 	memset(a, 0, sizeof *a);
 	dojo_agent_options_init(&a->aopt);
 	a->jobs = 1;
-	opterr = 0;
-	optind = 1;
-	while ((li = -1, c = getopt_long(argc, argv, ":a:n:S:m:s:r:j:d:e:h",
-	    longopts, &li)) != -1) {
+	dojo_option_parser_init(&p, cmd);
+	while ((c = dojo_option_next(&p, argc, argv)) != -1) {
 		if (c == 'h') {
 			dojo_command_print_help(stdout, cmd);
 			return 1;
@@ -107,8 +82,9 @@ parse_args(struct tune_args *a, const struct dojo_command *cmd, int argc,
 			    (c == OPT_UPDATES && v < 1))
 				return -dojo_command_usage(cmd, "'%s' is not "
 				    "a valid value for -%s%s", optarg,
-				    li >= 0 ? "-" : "",
-				    li >= 0 ? longopts[li].name : shortname);
+				    p.longindex >= 0 ? "-" : "",
+				    p.longindex >= 0 ?
+				    p.longopts[p.longindex].name : shortname);
 		}
 		switch (c) {
 		case 'a': a->agent = optarg; break;
@@ -391,49 +367,47 @@ out:
 	return rc;
 }
 
+static const struct dojo_option tune_options[] = {
+	{ "agent", 'a', "A", "random, greedy, beam or maxq",
+	    DOJO_OPTION_REQUIRED },
+	{ "budget", 'n', "N", "measurements to spend (a state measured before "
+	    "in this run counts 0; see doc/agents.md)" },
+	{ "seconds", 'S', "S", "stop after S seconds of wall time" },
+	{ "seed", 'r', "S", "the seed of the agent's choices (default 1)" },
+	{ "depth", 'd', "D", "steps of a walk or an episode; levels of beam" },
+	{ "width", OPT_WIDTH, "W", "beam: states kept per level (default 4)" },
+	{ "model", 'm', "M", "maxq: start from the model M (perfdojo train)" },
+	{ "encoder-cmd", OPT_ENCODER, "C", "maxq: encode states with command C "
+	    "(program text on stdin, numbers on stdout)" },
+	{ "epsilon", OPT_EPSILON, "E", "maxq: the exploration rate (default: "
+	    "decays)" },
+	{ "gamma", OPT_GAMMA, "G", "maxq: the discount of the target (default "
+	    "0.5)" },
+	{ "updates", OPT_UPDATES, "K", "maxq: learning updates per step "
+	    "(default 8)" },
+	{ "session", 's', "DIR", "the session (default FILE.session, made if "
+	    "missing); the path to the best state becomes the branch "
+	    "agent/A-N" },
+	{ "live", OPT_LIVE, NULL, "move the branch to each new best state as "
+	    "it is found (SIGTERM stops the search and records the best so "
+	    "far)" },
+	{ "suggest", OPT_SUGGEST, "K", "print the agent's K best moves at the "
+	    "start, with their scores, and stop (no session written)" },
+	{ "jobs", 'j', "J", "compile J candidates at once (greedy's children, "
+	    "beam's levels); timed runs never overlap" },
+	{ "timeout", OPT_TIMEOUT, "S", "the time limit of one run (default "
+	    "20)" },
+	{ NULL }
+};
+
 const struct dojo_command dojo_command_tune = {
 	.name = "tune",
-	.args = "FILE.dojo --agent A --budget N [--seconds S] [--seed S] "
-	    "[--model M] [--session DIR] [--jobs J]",
+	.args = "FILE.dojo",
+	.options = tune_options,
 	.summary = "let an agent search for a fast version of a kernel",
-	.help = "  -a, --agent A       random, greedy, beam or maxq\n"
-	    "  -n, --budget N      measurements to spend (a state measured "
-	    "before in this\n"
-	    "                      run counts 0; see doc/agents.md)\n"
-	    "  -S, --seconds S     stop after S seconds of wall time\n"
-	    "  -r, --seed S        the seed of the agent's choices (default "
-	    "1)\n"
-	    "  -d, --depth D       steps of a walk or an episode; levels of "
-	    "beam\n"
-	    "      --width W       beam: states kept per level (default 4)\n"
-	    "  -m, --model M       maxq: start from the model M (perfdojo "
-	    "train)\n"
-	    "      --encoder-cmd C maxq: encode states with command C "
-	    "(program text on\n"
-	    "                      stdin, numbers on stdout)\n"
-	    "      --epsilon E     maxq: the exploration rate (default: "
-	    "decays)\n"
-	    "      --gamma G       maxq: the discount of the target "
-	    "(default 0.5)\n"
-	    "      --updates K     maxq: learning updates per step (default "
-	    "8)\n"
-	    "  -s, --session DIR   the session (default FILE.session, made "
-	    "if missing);\n"
-	    "                      the path to the best state becomes the "
-	    "branch agent/A-N\n"
-	    "      --live          move the branch to each new best state as "
-	    "it is found\n"
-	    "                      (SIGTERM stops the search and records the "
-	    "best so far)\n"
-	    "      --suggest K     print the agent's K best moves at the "
-	    "start, with their\n"
-	    "                      scores, and stop (no session written)\n"
-	    "  -j, --jobs J        compile J candidates at once (greedy's "
-	    "children, beam's\n"
-	    "                      levels); timed runs never overlap\n"
-	    "      --timeout S     the time limit of one run (default 20)\n"
-	    "Prints the best speedup and its moves, a file for perfdojo apply "
-	    "--actions.\n",
+	.help = "Give --budget N or --seconds S, or both.  Prints the best "
+	    "speedup and its\n"
+	    "moves, a file for perfdojo apply --actions.\n",
 	.run = tune_run,
 };
 
@@ -625,24 +599,34 @@ out:
 	return rc;
 }
 
+static const struct dojo_option train_options[] = {
+	{ "agent", 'a', "maxq", "the learning agent", DOJO_OPTION_REQUIRED },
+	{ "episodes", 'e', "N", "episodes, taking the kernels in turn",
+	    DOJO_OPTION_REQUIRED },
+	{ "model", 'm', "M", "write the model to M", DOJO_OPTION_REQUIRED },
+	{ "depth", 'd', "D", "steps per episode (default 8)" },
+	{ "budget", 'n', "N", "measurements per kernel at most" },
+	{ "seconds", 'S', "S", "measure each kernel for S seconds of wall "
+	    "time at most" },
+	{ "seed", 'r', "S", "the seed (default 1)" },
+	{ "encoder-cmd", OPT_ENCODER, "C", "encode states with command C" },
+	{ "epsilon", OPT_EPSILON, "E", "a fixed exploration rate (default: 1 "
+	    "to 0.1)" },
+	{ "gamma", OPT_GAMMA, "G", "the discount of the target (default "
+	    "0.5)" },
+	{ "updates", OPT_UPDATES, "K", "learning updates per step (default "
+	    "8)" },
+	{ "timeout", OPT_TIMEOUT, "S", "the time limit of one run (default "
+	    "20)" },
+	{ "csv", OPT_CSV, "OUT", "the training curve: one line per episode" },
+	{ "plot", OPT_PLOT, "OUT.png", "draw the curve with gnuplot" },
+	{ NULL }
+};
+
 const struct dojo_command dojo_command_train = {
 	.name = "train",
-	.args = "--agent maxq FILES... --episodes N --model M [--csv OUT] "
-	    "[--plot OUT.png]",
+	.args = "FILE.dojo...",
+	.options = train_options,
 	.summary = "train the Max-Q agent on kernels and save its model",
-	.help = "  -a, --agent maxq    the learning agent\n"
-	    "  -e, --episodes N    episodes, taking the kernels in turn\n"
-	    "  -d, --depth D       steps per episode (default 8)\n"
-	    "  -m, --model M       write the model to M\n"
-	    "  -n, --budget N      measurements per kernel at most\n"
-	    "  -r, --seed S        the seed (default 1)\n"
-	    "      --encoder-cmd C encode states with command C\n"
-	    "      --epsilon E     a fixed exploration rate (default: 1 to "
-	    "0.1)\n"
-	    "      --gamma G       the discount of the target (default "
-	    "0.5)\n"
-	    "      --updates K     learning updates per step (default 8)\n"
-	    "      --csv OUT       the training curve: one line per episode\n"
-	    "      --plot OUT.png  draw the curve with gnuplot\n",
 	.run = train_run,
 };

@@ -7,11 +7,32 @@
 
 #include "ir/program.h"
 
+#include <getopt.h>
+
+/* One row of a command's option table, from which its getopt options,
+ * its synopsis and the list of options in its --help are all made.  A
+ * row without a name describes an operand ("arg", such as REV) in the
+ * list only; the table ends with { NULL }.  --help (-h) is every
+ * command's and in no table. */
+struct dojo_option {
+	const char *name;	/* the long name, without "--" */
+	int key;		/* the short letter, or a code > 255 for none */
+	const char *arg;	/* the value's name, "N"; NULL for a flag */
+	const char *help;	/* one paragraph, wrapped when printed */
+	int flags;		/* DOJO_OPTION_* */
+};
+
+/* The value may be left out (--why, --why=ACTION). */
+#define DOJO_OPTION_OPTIONAL_ARG 0x1
+/* Written without brackets in the synopsis (the command checks it). */
+#define DOJO_OPTION_REQUIRED 0x2
+
 struct dojo_command {
 	const char *name;
-	const char *args;	/* the synopsis after the name */
+	const char *args;	/* the operands, after the options */
+	const struct dojo_option *options;	/* NULL: none */
 	const char *summary;	/* one line for the list of commands */
-	const char *help;	/* the options, one per line */
+	const char *help;	/* lines of text after the list of options */
 	int (*run)(int argc, char **argv);
 };
 
@@ -50,6 +71,31 @@ int dojo_command_write(const char *path, const char *text);
  * unknown option). */
 int dojo_command_bad_option(const struct dojo_command *cmd, int c,
     char **argv);
+
+/* The most options a command takes (tune has 19). */
+#define DOJO_OPTIONS_MAX 31
+
+/* getopt_long's tables for one command, made from its option table. */
+struct dojo_option_parser {
+	struct option longopts[DOJO_OPTIONS_MAX + 2];	/* and --help, end */
+	char shorts[3 * DOJO_OPTIONS_MAX + 5];
+	int longindex;		/* the long option found last, or -1 */
+};
+
+/* Start "out" on the options of "cmd" and reset getopt for a new argv. */
+void dojo_option_parser_init(struct dojo_option_parser *out,
+    const struct dojo_command *cmd);
+/* The next option of "argv" as getopt_long answers: its key (optarg
+ * holds its value), 'h' for --help, ':' for a missing value, '?' for an
+ * unknown option, -1 after the last (optind is the first operand). */
+int dojo_option_next(struct dojo_option_parser *p, int argc, char **argv);
+/* The synopsis of "cmd" after its name on "out": one line when "indent"
+ * is 0, else wrapped at 80 columns with lines after the first indented
+ * by "indent". */
+void dojo_option_print_synopsis(FILE *out, const struct dojo_command *cmd,
+    int indent);
+/* The list of the operands and options of "cmd", aligned, on "out". */
+void dojo_option_print_list(FILE *out, const struct dojo_command *cmd);
 
 /* The session of a command: "dir" (--session), or "file".session when
  * "file" is given, or the current directory when it is a session.  With

@@ -51,7 +51,9 @@ dojo_command_usage(const struct dojo_command *cmd, const char *fmt, ...)
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
-	fprintf(stderr, " (usage: perfdojo %s %s)\n", cmd->name, cmd->args);
+	fprintf(stderr, " (usage: perfdojo %s", cmd->name);
+	dojo_option_print_synopsis(stderr, cmd, 0);
+	fprintf(stderr, ")\n");
 	return DOJO_EXIT_USAGE;
 }
 
@@ -84,13 +86,22 @@ dojo_command_bad_option(const struct dojo_command *cmd, int c, char **argv)
 	    argv[optind - 1]);
 }
 
+/* The help of "cmd" on "out": its synopsis, its summary, the list of its
+ * operands and options, and the text after it. */
 void
 dojo_command_print_help(FILE *out, const struct dojo_command *cmd)
 {
-	fprintf(out, "usage: perfdojo %s %s\n\n%s\n", cmd->name, cmd->args,
-	    cmd->summary);
-	if (cmd->help && *cmd->help)
-		fprintf(out, "\n%s", cmd->help);
+	int n;
+
+	n = fprintf(out, "usage: perfdojo %s", cmd->name);
+	dojo_option_print_synopsis(out, cmd, n + 1);
+	fprintf(out, "\n\n%s\n", cmd->summary);
+	if ((cmd->options && (cmd->options->name || cmd->options->arg)) ||
+	    (cmd->help && *cmd->help))
+		fputc('\n', out);
+	dojo_option_print_list(out, cmd);
+	if (cmd->help)
+		fputs(cmd->help, out);
 }
 
 static void

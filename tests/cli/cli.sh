@@ -111,6 +111,82 @@ ok $? "the spec's matmul is already canonical"
 same "0.0.1.0      |     | 256 | C[{0}, {1}] += A[{0}, {2}] * B[{2}, {1}]" \
     "$(cat "$tmp/line")" "the address gutter names the operation"
 
+# every command's options, found in its --help and by probing its parser
+# (no list of them here): the synopsis names those the list describes,
+# the parser takes each as described, and takes no other (-h, --help are
+# every command's)
+list_options() {	# "NAME LETTER KIND" for each option of the help "$1"
+	awk '/^  -[A-Za-z0-9], --[a-z0-9]/ || /^      --[a-z0-9]/ {
+		s = $0
+		letter = "-"
+		if (s ~ /^  -[A-Za-z0-9],/)
+			letter = substr(s, 4, 1)
+		sub(/^ *(-[A-Za-z0-9], )?--/, "", s)
+		name = s
+		sub(/[ =[].*/, "", name)
+		rest = substr(s, length(name) + 1)
+		kind = rest ~ /^ \[/ ? "optional" : \
+		    rest ~ /^ [^ ]/ ? "value" : "flag"
+		print name, letter, kind
+	}' "$1"
+}
+probe() {	# the errors of a command line, in a directory with nothing
+	(cd "$tmp/probe" && "$P" "$@" < /dev/null 2>&1 > /dev/null)
+}
+mkdir "$tmp/probe"
+lower="a b c d e f g i j k l m n o p q r s t u v w x y z"	# not h
+others="A B C D E F G H I J K L M N O P Q R S T U V W X Y Z 0 1 2 3 4 5 6 7 8 9"
+cmds=$(sed -n '/^Commands:/,/^$/s/^  \([a-z][a-z]*\) .*/\1/p' "$tmp/help")
+[ -n "$cmds" ]
+ok $? "--help lists the commands"
+for c in $cmds; do
+	"$P" $c --help > "$tmp/h.$c"
+	list_options "$tmp/h.$c" > "$tmp/o.$c"
+	sed -n '/^usage:/,/^$/p' "$tmp/h.$c" |
+	    grep -o -- '--[a-z0-9][a-z0-9-]*' | sed 's/^--//' | sort -u \
+	    > "$tmp/syn.$c"
+	cut -d' ' -f1 "$tmp/o.$c" | sort -u > "$tmp/lst.$c"
+	same "$(cat "$tmp/lst.$c")" "$(cat "$tmp/syn.$c")" \
+	    "$c: the synopsis names the options that --help lists"
+	bad=
+	while read -r name letter kind; do
+		spellings=--$name
+		[ "$letter" != - ] && spellings="$spellings -$letter"
+		for o in $spellings; do
+			case $kind:$(probe $c "$o") in
+			*"unknown option '$o'"*)
+				bad="$bad $o:unknown";;
+			value:*"option '$o' needs a value"*) ;;
+			value:*)
+				bad="$bad $o:takes-no-value";;
+			*"option '$o' needs a value"*)
+				bad="$bad $o:needs-a-value";;
+			esac
+		done
+	done < "$tmp/o.$c"
+	same "" "$bad" "$c: the parser takes each option --help lists, as listed"
+	extra=
+	for l in $lower $others; do
+		grep -q "^[^ ]* $l " "$tmp/o.$c" && continue
+		case $(probe $c "-$l") in
+		*"unknown option '-$l'"*) ;;
+		*) extra="$extra -$l";;
+		esac
+	done
+	# getopt_long takes a prefix of one long option: a letter that no
+	# listed option starts with starts no option
+	for l in $lower; do
+		grep -q "^$l" "$tmp/lst.$c" && continue
+		case $(probe $c "--$l") in
+		*"unknown option '--$l'"*) ;;
+		*) extra="$extra --$l...";;
+		esac
+	done
+	same "" "$extra" "$c: the parser takes no option that --help leaves out"
+done
+[ -n "$(cat "$tmp"/o.*)" ]
+ok $? "the lists of options are read"
+
 # a failed write of stdout (a full disk) is an error, whatever printed it
 if [ -w /dev/full ]; then
 	for c in "show $ex/matmul.dojo" "emit $ex/matmul.dojo" \

@@ -651,7 +651,7 @@ prim_session_step(SCM s, SCM action, SCM target)
 	rc = dojo_session_apply(session, a, t, &st);
 	free(a);
 	free(t);
-	if (rc < 0)
+	if (rc != DOJO_DONE)
 		throw_last_error();
 	return dojo_guile_from_program(dojo_session_program(session));
 }
@@ -676,7 +676,7 @@ session_move(SCM s, SCM arg, const char *who, int which)
 	    which == 2 ? dojo_session_jump(session, text) :
 	    dojo_session_branch_create(session, text);
 	free(text);
-	if (rc < 0)
+	if (rc != DOJO_DONE)
 		throw_last_error();
 	return dojo_guile_from_program(dojo_session_program(session));
 }

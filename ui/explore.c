@@ -9,6 +9,7 @@
 #include "targets/c.h"
 #include "src/util/clock.h"
 #include "targets/target.h"
+#include "src/core/verbs.h"
 
 #define NCURSES_WIDECHAR 1
 #include <curses.h>
@@ -344,31 +345,34 @@ after_step(struct explorer *ex, const char *what,
 		    ex->head.parent[0] ? ex->head.action : "(start)");
 }
 
+/* Carry out the session's verb "name" (src/core/verbs.h) with
+ * "operand", then show where it led ("what" names the step): 0, or -1
+ * with the reason shown. */
+static int
+run_verb(struct explorer *ex, const char *name, const char *operand,
+    const char *what)
+{
+	const struct dojo_verb *v = dojo_verb_find(name);
+	struct dojo_session_step st;
+	bool step = strcmp(name, "apply") == 0;
+
+	take_over(ex);
+	if (v->run(ex->session, operand, ex->target, &st) != DOJO_DONE) {
+		ex_message(ex, true, "%s", dojo_error_last());
+		return -1;
+	}
+	after_step(ex, what, step ? &st : NULL);
+	return 0;
+}
+
 static void
 apply_action(struct explorer *ex, const char *text)
 {
-	struct dojo_session_step st;
 	char action[256];
 
 	/* "text" may be a move of the pane, which the step rebuilds */
 	snprintf(action, sizeof action, "%s", text);
-	take_over(ex);
-	if (dojo_session_apply(ex->session, action, ex->target, &st) < 0) {
-		ex_message(ex, true, "%s", dojo_error_last());
-		return;
-	}
-	after_step(ex, action, &st);
-}
-
-static void
-history_move(struct explorer *ex, int (*fn)(dojo_session *), const char *what)
-{
-	take_over(ex);
-	if (fn(ex->session) < 0) {
-		ex_message(ex, true, "%s", dojo_error_last());
-		return;
-	}
-	after_step(ex, what, NULL);
+	run_verb(ex, "apply", action, action);
 }
 
 /* Background measurements: a child process runs "perfdojo measure" on
@@ -537,28 +541,19 @@ cmd_measure(struct explorer *ex, const char *args)
 static void
 cmd_undo(struct explorer *ex, const char *args)
 {
-	history_move(ex, dojo_session_undo, "undo");
+	run_verb(ex, "undo", "", "undo");
 }
 
 static void
 cmd_redo(struct explorer *ex, const char *args)
 {
-	history_move(ex, dojo_session_redo, "redo");
+	run_verb(ex, "redo", "", "redo");
 }
 
 static void
 cmd_checkout(struct explorer *ex, const char *args)
 {
-	if (!*args) {
-		ex_message(ex, true, "checkout: which state? (checkout REV)");
-		return;
-	}
-	take_over(ex);
-	if (dojo_session_jump(ex->session, args) < 0) {
-		ex_message(ex, true, "%s", dojo_error_last());
-		return;
-	}
-	after_step(ex, "checkout", NULL);
+	run_verb(ex, "checkout", args, "checkout");
 }
 
 static void
@@ -570,12 +565,8 @@ cmd_branch(struct explorer *ex, const char *args)
 		    dojo_session_branch(ex->session) : "(none)");
 		return;
 	}
-	if (dojo_session_branch_create(ex->session, args) < 0) {
-		ex_message(ex, true, "%s", dojo_error_last());
-		return;
-	}
-	after_step(ex, "branch", NULL);
-	ex_message(ex, false, "on the new branch %s", args);
+	if (run_verb(ex, "branch", args, "branch") == 0)
+		ex_message(ex, false, "on the new branch %s", args);
 }
 
 static void
@@ -762,22 +753,18 @@ cmd_quit(struct explorer *ex, const char *args)
 	ex->quit = true;
 }
 
+/* The session's verbs first, in the order of their table, their operands
+ * and help from it (args and help NULL); then the explorer's own. */
 static const struct ex_command commands[] = {
-	{ "apply", "ACTION", "take a move (the selected one if none given)",
-	    cmd_apply },
-	{ "measure", "", "measure the current state in the background",
-	    cmd_measure },
-	{ "undo", "", "go back to the parent state", cmd_undo },
-	{ "redo", "", "go forward towards the branch's tip", cmd_redo },
-	{ "checkout", "REV", "go to a state: commit, branch, tag, HEAD~N",
-	    cmd_checkout },
-	{ "branch", "[NAME]", "start a branch here (or name the current one)",
-	    cmd_branch },
-	{ "log", "", "list the session's states in the output pane",
-	    cmd_log },
-	{ "emit", "", "show the generated C code", cmd_emit },
-	{ "graph", "[around|all|history|off]", "the dependence graph (around "
-	    "the cursor, whole) or the session's tree", cmd_graph },
+	{ "apply", NULL, NULL, cmd_apply },
+	{ "measure", NULL, NULL, cmd_measure },
+	{ "undo", NULL, NULL, cmd_undo },
+	{ "redo", NULL, NULL, cmd_redo },
+	{ "checkout", NULL, NULL, cmd_checkout },
+	{ "branch", NULL, NULL, cmd_branch },
+	{ "log", NULL, NULL, cmd_log },
+	{ "emit", NULL, NULL, cmd_emit },
+	{ "graph", NULL, NULL, cmd_graph },
 	{ "write", "FILE", "write the current kernel to FILE", cmd_write },
 	{ "scheme", "EXPR", "evaluate Scheme with (perfdojo); C-c interrupts",
 	    cmd_scheme },
@@ -806,12 +793,15 @@ ex_command_name(int i)
 const char *
 ex_command_help(int i)
 {
+	const struct dojo_verb *v = commands[i].help ? NULL :
+	    dojo_verb_find(commands[i].name);
 	static char buf[160];
 
-	snprintf(buf, sizeof buf, "%s %s", commands[i].name, commands[i].args);
+	snprintf(buf, sizeof buf, "%s %s", commands[i].name,
+	    v ? v->operand : commands[i].args);
 	snprintf(buf + strlen(buf), sizeof buf - strlen(buf), "%*s%s",
 	    (int)(20 - strlen(buf) > 0 ? 20 - strlen(buf) : 1), "",
-	    commands[i].help);
+	    v ? v->summary : commands[i].help);
 	return buf;
 }
 

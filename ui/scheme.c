@@ -111,7 +111,7 @@ ex_scheme_move(struct explorer *ex, const char *name)
 	/* each of its moves a step of the session, checked again here */
 	for (n = 0; actions[n]; n++)
 		if (dojo_session_apply(ex->session, actions[n], ex->target,
-		    &st) < 0)
+		    &st) != DOJO_DONE)
 			break;
 	if (actions[n]) {
 		ex_message(ex, true, "move %s: %s: %s", name, actions[n],

@@ -8,6 +8,7 @@
 #include "ir/transform.h"
 #include "src/core/session.h"
 #include "targets/target.h"
+#include "src/core/verbs.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,7 +49,7 @@ dojo_session_at(const char *dir, const char *file, dojo_program *prog,
 		goto out_free;
 	}
 	if (strcmp(commit, dojo_session_head(s)) != 0 &&
-	    dojo_session_jump(s, commit) < 0)
+	    dojo_session_jump(s, commit) != DOJO_DONE)
 		goto out_free;
 	return s;
 out_free:
@@ -246,7 +247,8 @@ checkout_run(int argc, char **argv)
 	s = open_session(&a, NULL);
 	if (!s)
 		return dojo_command_fail();
-	if (dojo_session_jump(s, argv[a.first]) < 0) {
+	if (dojo_verb_find("checkout")->run(s, argv[a.first], NULL, NULL) !=
+	    DOJO_DONE) {
 		dojo_session_free(s);
 		return dojo_command_fail();
 	}
@@ -364,12 +366,13 @@ const struct dojo_command dojo_command_replay = {
 
 /* perfdojo undo, redo */
 
+/* The verb "verb" (undo, redo) on the session of the options. */
 static int
-move_run(const struct dojo_command *cmd, int (*move)(dojo_session *),
-    int argc, char **argv)
+move_run(const struct dojo_command *cmd, int argc, char **argv)
 {
 	struct session_args a;
 	dojo_session *s;
+	enum dojo_result r;
 	int rc;
 
 	rc = parse_args(&a, cmd, argc, argv);
@@ -380,23 +383,23 @@ move_run(const struct dojo_command *cmd, int (*move)(dojo_session *),
 	s = open_session(&a, a.first < argc ? argv[a.first] : NULL);
 	if (!s)
 		return dojo_command_fail();
-	rc = move(s);
-	if (rc == 0)
+	r = dojo_verb_find(cmd->verb)->run(s, "", NULL, NULL);
+	if (r == DOJO_DONE)
 		say_where(s);
 	dojo_session_free(s);
-	return rc < 0 ? dojo_command_fail() : 0;
+	return r != DOJO_DONE ? dojo_command_fail() : 0;
 }
 
 static int
 undo_run(int argc, char **argv)
 {
-	return move_run(&dojo_command_undo, dojo_session_undo, argc, argv);
+	return move_run(&dojo_command_undo, argc, argv);
 }
 
 static int
 redo_run(int argc, char **argv)
 {
-	return move_run(&dojo_command_redo, dojo_session_redo, argc, argv);
+	return move_run(&dojo_command_redo, argc, argv);
 }
 
 static const struct dojo_option move_options[] = {
@@ -410,8 +413,7 @@ const struct dojo_command dojo_command_undo = {
 	.name = "undo",
 	.args = "[FILE.dojo]",
 	.options = move_options,
-	.summary = "go back to the parent state (the child stays in the "
-	    "session)",
+	.verb = "undo",
 	.run = undo_run,
 };
 
@@ -419,7 +421,7 @@ const struct dojo_command dojo_command_redo = {
 	.name = "redo",
 	.args = "[FILE.dojo]",
 	.options = move_options,
-	.summary = "go forward to the child state towards the branch's tip",
+	.verb = "redo",
 	.run = redo_run,
 };
 
@@ -461,7 +463,8 @@ branch_run(int argc, char **argv)
 	if (!s)
 		return dojo_command_fail();
 	if (a.first < argc) {
-		rc = dojo_session_branch_create(s, argv[a.first]);
+		rc = dojo_verb_find("branch")->run(s, argv[a.first], NULL,
+		    NULL) == DOJO_DONE ? 0 : -1;
 		if (rc == 0)
 			say_where(s);
 	} else {
@@ -483,6 +486,6 @@ const struct dojo_command dojo_command_branch = {
 	.name = "branch",
 	.args = "[NAME]",
 	.options = branch_options,
-	.summary = "start a branch at the current state, or list the branches",
+	.verb = "branch",
 	.run = branch_run,
 };

@@ -193,9 +193,9 @@ record_path(const struct tune_args *a, const char *file, dojo_program *prog,
 				break;
 		}
 		dojo_error_clear();
-		if (dojo_session_branch_create(s, branch) < 0)
+		if (dojo_session_branch_create(s, branch) != DOJO_DONE)
 			goto out;
-	} else if (dojo_session_branch_set(s, branch) < 0) {
+	} else if (dojo_session_branch_set(s, branch) != DOJO_DONE) {
 		goto out;
 	}
 	for (k = 1; k < n; k++) {
@@ -207,7 +207,7 @@ record_path(const struct tune_args *a, const char *file, dojo_program *prog,
 		    &step) < 0)
 			goto out;
 		if (step.existing || strcmp(step.branch, branch) != 0) {
-			if (dojo_session_branch_set(s, branch) < 0)
+			if (dojo_session_branch_set(s, branch) != DOJO_DONE)
 				goto out;
 			if (measured && dojo_session_record(s, NULL, &sm) < 0)
 				goto out;

@@ -32,6 +32,9 @@ struct dojo_command {
 	const char *args;	/* the operands, after the options */
 	const struct dojo_option *options;	/* NULL: none */
 	const char *summary;	/* one line for the list of commands */
+	/* a verb of the session's (src/core/verbs.h): the summary is the
+	 * verb's, and what it does to a session its run */
+	const char *verb;
 	const char *help;	/* lines of text after the list of options */
 	int (*run)(int argc, char **argv);
 };
@@ -64,6 +67,8 @@ int dojo_command_fail(void);
 int dojo_command_usage(const struct dojo_command *cmd, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void dojo_command_print_help(FILE *out, const struct dojo_command *cmd);
+/* The one-line summary of "cmd": its own, or its verb's. */
+const char *dojo_command_summary(const struct dojo_command *cmd);
 /* Write "text" to the file "path", or to stdout when "path" is NULL; 0
  * or -1 with the last error set. */
 int dojo_command_write(const char *path, const char *text);

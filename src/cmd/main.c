@@ -2,6 +2,7 @@
 #include "config.h"
 #include "src/cmd/command.h"
 #include "src/util/error.h"
+#include "src/core/verbs.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -86,6 +87,15 @@ dojo_command_bad_option(const struct dojo_command *cmd, int c, char **argv)
 	    argv[optind - 1]);
 }
 
+const char *
+dojo_command_summary(const struct dojo_command *cmd)
+{
+	const struct dojo_verb *v = cmd->verb ? dojo_verb_find(cmd->verb) :
+	    NULL;
+
+	return v ? v->summary : cmd->summary;
+}
+
 /* The help of "cmd" on "out": its synopsis, its summary, the list of its
  * operands and options, and the text after it. */
 void
@@ -95,7 +105,7 @@ dojo_command_print_help(FILE *out, const struct dojo_command *cmd)
 
 	n = fprintf(out, "usage: perfdojo %s", cmd->name);
 	dojo_option_print_synopsis(out, cmd, n + 1);
-	fprintf(out, "\n\n%s\n", cmd->summary);
+	fprintf(out, "\n\n%s\n", dojo_command_summary(cmd));
 	if ((cmd->options && (cmd->options->name || cmd->options->arg)) ||
 	    (cmd->help && *cmd->help))
 		fputc('\n', out);
@@ -115,7 +125,7 @@ print_usage(FILE *out)
 	    "Commands:\n");
 	for (i = 0; i < N_COMMANDS; i++)
 		fprintf(out, "  %-9s %s\n", commands[i]->name,
-		    commands[i]->summary);
+		    dojo_command_summary(commands[i]));
 	fprintf(out, "\n'perfdojo COMMAND --help' describes one command.\n");
 }
 

@@ -987,29 +987,35 @@ out:
 	return rc;
 }
 
-int
+enum dojo_result
 dojo_session_apply(dojo_session *s, const char *action, const char *target,
     struct dojo_session_step *out)
 {
-	dojo_program *next;
+	dojo_program *next = NULL;
 	char text[256];
 	struct dojo_action a;
-	int rc;
+	dojo_legality *mv;
+	enum dojo_result r;
 
 	if (dojo_session_refresh(s) < 0)
-		return -1;
-	next = dojo_program_apply_text(s->prog, action,
-	    dojo_target_machine(target));
-	if (!next)
-		return -1;
+		return DOJO_FAILED;
+	if (dojo_action_parse(&a, action) < 0)
+		return DOJO_REFUSED;
+	mv = dojo_legality_new(s->prog, dojo_target_machine(target));
+	if (!mv)
+		return DOJO_FAILED;
+	r = dojo_legality_check(mv, &a);
+	if (r == DOJO_DONE && !(next = dojo_legality_apply_unchecked(mv, &a)))
+		r = DOJO_FAILED;
+	dojo_legality_free(mv);
+	if (r != DOJO_DONE)
+		return r;
 	/* the action as it prints, so that paths compare */
-	if (dojo_action_parse(&a, action) == 0)
-		dojo_action_format(text, sizeof text, &a);
-	else
-		snprintf(text, sizeof text, "%s", action);
-	rc = dojo_session_step(s, text, next, NULL, out);
+	dojo_action_format(text, sizeof text, &a);
+	r = dojo_session_step(s, text, next, NULL, out) < 0 ? DOJO_FAILED :
+	    DOJO_DONE;
 	dojo_program_free(next);
-	return rc;
+	return r;
 }
 
 /* Resolve "rev" to a commit of the session. */
@@ -1047,38 +1053,41 @@ is_ancestor(dojo_session *s, int anc, int of)
 	return false;
 }
 
-int
+enum dojo_result
 dojo_session_undo(dojo_session *s)
 {
 	git_oid head;
-	int i, rc = -1;
+	enum dojo_result rc = DOJO_FAILED;
+	int i;
 
 	if (dojo_session_lock(s) < 0)
-		return -1;
+		return DOJO_FAILED;
 	if (dojo_session_refresh(s) < 0)
 		goto out;
 	git_oid_fromstr(&head, s->head);
 	i = find_commit(s, &head);
 	if (i < 0 || git_oid_is_zero(&s->commits[i].parent)) {
 		dojo_error_set("nothing to undo: at the start");
+		rc = DOJO_REFUSED;
 		goto out;
 	}
 	if (set_config_branch(s, s->branch) < 0)
 		goto out;
-	rc = move_head(s, &s->commits[i].parent);
+	rc = move_head(s, &s->commits[i].parent) < 0 ? DOJO_FAILED : DOJO_DONE;
 out:
 	dojo_session_unlock(s);
 	return rc;
 }
 
-int
+enum dojo_result
 dojo_session_redo(dojo_session *s)
 {
 	git_oid head, tip;
-	int h, t, i, only = -1, rc = -1;
+	enum dojo_result rc = DOJO_FAILED;
+	int h, t, i, only = -1;
 
 	if (dojo_session_lock(s) < 0)
-		return -1;
+		return DOJO_FAILED;
 	if (dojo_session_refresh(s) < 0)
 		goto out;
 	git_oid_fromstr(&head, s->head);
@@ -1088,7 +1097,8 @@ dojo_session_redo(dojo_session *s)
 	if (t >= 0 && t != h && is_ancestor(s, h, t)) {
 		while (s->commits[t].parent_index != h)
 			t = s->commits[t].parent_index;
-		rc = move_head(s, &s->commits[t].id);
+		rc = move_head(s, &s->commits[t].id) < 0 ? DOJO_FAILED :
+		    DOJO_DONE;
 		goto out;
 	}
 	for (i = 0; i < s->ncommits; i++)
@@ -1097,15 +1107,17 @@ dojo_session_redo(dojo_session *s)
 				dojo_error_set("nothing to redo on branch '%s':"
 				    " %d children here, name one", s->branch,
 				    n_children(s, &head));
+				rc = DOJO_REFUSED;
 				goto out;
 			}
 			only = i;
 		}
 	if (only < 0) {
 		dojo_error_set("nothing to redo");
+		rc = DOJO_REFUSED;
 		goto out;
 	}
-	rc = move_head(s, &s->commits[only].id);
+	rc = move_head(s, &s->commits[only].id) < 0 ? DOJO_FAILED : DOJO_DONE;
 out:
 	dojo_session_unlock(s);
 	return rc;
@@ -1139,18 +1151,22 @@ branch_holding(char *out, size_t len, dojo_session *s, int i)
 	git_branch_iterator_free(it);
 }
 
-int
+enum dojo_result
 dojo_session_jump(dojo_session *s, const char *rev)
 {
 	git_oid id, tip;
 	char name[64];
-	int i, rc = -1;
+	enum dojo_result rc = DOJO_FAILED;
+	int i;
 
 	if (dojo_session_lock(s) < 0)
-		return -1;
-	if (dojo_session_refresh(s) < 0 ||
-	    dojo_session_resolve(&id, s, rev) < 0)
+		return DOJO_FAILED;
+	if (dojo_session_refresh(s) < 0)
 		goto out;
+	if (dojo_session_resolve(&id, s, rev) < 0) {
+		rc = DOJO_REFUSED;	/* no such state */
+		goto out;
+	}
 	i = find_commit(s, &id);
 	if (branch_exists(s, rev))
 		snprintf(name, sizeof name, "%s", rev);
@@ -1162,7 +1178,7 @@ dojo_session_jump(dojo_session *s, const char *rev)
 	snprintf(s->branch, sizeof s->branch, "%s", name);
 	if (set_config_branch(s, name) < 0)
 		goto out;
-	rc = move_head(s, &id);
+	rc = move_head(s, &id) < 0 ? DOJO_FAILED : DOJO_DONE;
 out:
 	dojo_session_unlock(s);
 	return rc;
@@ -1214,23 +1230,24 @@ check_branch_name(const char *name)
 
 /* Point branch "name" at the current commit and make it current: a new
  * branch, or with "move" any branch, moved. */
-static int
+static enum dojo_result
 branch_write(dojo_session *s, const char *name, bool move)
 {
 	git_reference *ref = NULL;
 	git_oid head;
 	char full[128];
-	int rc = -1;
+	enum dojo_result rc = DOJO_FAILED;
 
 	if (check_branch_name(name) < 0)
-		return -1;
+		return DOJO_REFUSED;
 	snprintf(full, sizeof full, "refs/heads/%s", name);
 	if (dojo_session_lock(s) < 0)
-		return -1;
+		return DOJO_FAILED;
 	if (dojo_session_refresh(s) < 0)
 		goto out;
 	if (!move && branch_exists(s, name)) {
 		dojo_error_set("branch '%s' exists already", name);
+		rc = DOJO_REFUSED;
 		goto out;
 	}
 	git_oid_fromstr(&head, s->head);
@@ -1240,19 +1257,20 @@ branch_write(dojo_session *s, const char *name, bool move)
 		goto out;
 	}
 	git_reference_free(ref);
-	rc = attach_head(s, name) < 0 || dojo_session_refresh(s) < 0 ? -1 : 0;
+	rc = attach_head(s, name) < 0 || dojo_session_refresh(s) < 0 ?
+	    DOJO_FAILED : DOJO_DONE;
 out:
 	dojo_session_unlock(s);
 	return rc;
 }
 
-int
+enum dojo_result
 dojo_session_branch_create(dojo_session *s, const char *name)
 {
 	return branch_write(s, name, false);
 }
 
-int
+enum dojo_result
 dojo_session_branch_set(dojo_session *s, const char *name)
 {
 	return branch_write(s, name, true);

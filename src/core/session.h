@@ -96,22 +96,28 @@ struct dojo_session_step {
 int dojo_session_step(dojo_session *s, const char *action, dojo_program *next,
     const struct dojo_session_measurement *m, struct dojo_session_step *out);
 /* Parse, check and apply "action" to the current state for "target"
- * ("c"), then record it as above. */
-int dojo_session_apply(dojo_session *s, const char *action, const char *target,
-    struct dojo_session_step *out);
+ * ("c"), then record it as above: DOJO_REFUSED when the action does not
+ * parse or is not legal, DOJO_FAILED when it could not be decided or
+ * recorded (the reason as the last error either way). */
+enum dojo_result dojo_session_apply(dojo_session *s, const char *action,
+    const char *target, struct dojo_session_step *out);
 
 /* Move to the parent (the child stays reachable); to the child towards
  * the current branch's tip; to any revision ("HEAD~2", a branch, a tag,
- * a commit id or its prefix).  A branch name makes it current. */
-int dojo_session_undo(dojo_session *s);
-int dojo_session_redo(dojo_session *s);
-int dojo_session_jump(dojo_session *s, const char *rev);
-/* Start a branch "name" at the current commit and make it current. */
-int dojo_session_branch_create(dojo_session *s, const char *name);
+ * a commit id or its prefix).  A branch name makes it current.
+ * DOJO_REFUSED when there is nowhere to go (the start, no child or
+ * several, no such state), DOJO_FAILED when git failed. */
+enum dojo_result dojo_session_undo(dojo_session *s);
+enum dojo_result dojo_session_redo(dojo_session *s);
+enum dojo_result dojo_session_jump(dojo_session *s, const char *rev);
+/* Start a branch "name" at the current commit and make it current:
+ * DOJO_REFUSED for a name that is not valid or taken. */
+enum dojo_result dojo_session_branch_create(dojo_session *s,
+    const char *name);
 /* Point the branch "name" (made if missing) at the current commit and
  * make it current (players use it to keep their branch on their path
  * when a step reaches a commit made before). */
-int dojo_session_branch_set(dojo_session *s, const char *name);
+enum dojo_result dojo_session_branch_set(dojo_session *s, const char *name);
 
 /* Attach measurement "m" to "commit" (NULL: the current one), and move
  * the tag best/TARGET when its speedup beats the best so far. */

@@ -21,7 +21,7 @@ emit_run(int argc, char **argv)
 	int c, rc = DOJO_EXIT_ERROR;
 
 	dojo_option_parser_init(&p, cmd);
-	while ((c = dojo_option_next(&p, argc, argv)) != -1) {
+	while ((c = dojo_option_end(&p, argc, argv)) >= 0) {
 		switch (c) {
 		case 't':
 			target = optarg;
@@ -29,13 +29,10 @@ emit_run(int argc, char **argv)
 		case 'o':
 			out = optarg;
 			break;
-		case 'h':
-			dojo_command_print_help(stdout, cmd);
-			return 0;
-		default:
-			return dojo_command_bad_option(cmd, c, argv);
 		}
 	}
+	if (c == DOJO_OPTION_STOP)
+		return p.status;
 	if (optind != argc - 1)
 		return dojo_command_usage(cmd, "expected one FILE");
 	t = dojo_target_find(target);

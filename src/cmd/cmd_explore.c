@@ -21,7 +21,7 @@ explore_run(int argc, char **argv)
 	memset(&opt, 0, sizeof opt);
 	opt.target = "c";
 	dojo_option_parser_init(&p, cmd);
-	while ((c = dojo_option_next(&p, argc, argv)) != -1) {
+	while ((c = dojo_option_end(&p, argc, argv)) >= 0) {
 		switch (c) {
 		case 's':
 			opt.session = optarg;
@@ -39,13 +39,10 @@ explore_run(int argc, char **argv)
 				return dojo_command_usage(cmd, "--size needs "
 				    "WIDTHxHEIGHT, e.g. 100x30");
 			break;
-		case 'h':
-			dojo_command_print_help(stdout, cmd);
-			return 0;
-		default:
-			return dojo_command_bad_option(cmd, c, argv);
 		}
 	}
+	if (c == DOJO_OPTION_STOP)
+		return p.status;
 	if (optind != argc - 1)
 		return dojo_command_usage(cmd, "expected one FILE");
 	if (!dojo_target_find(opt.target))

@@ -71,7 +71,7 @@ measure_run(int argc, char **argv)
 
 	dojo_measure_options_init(&opt);
 	dojo_option_parser_init(&p, cmd);
-	while ((c = dojo_option_next(&p, argc, argv)) != -1) {
+	while ((c = dojo_option_end(&p, argc, argv)) >= 0) {
 		switch (c) {
 		case 't':
 			if (!dojo_target_runs_here(optarg))
@@ -102,13 +102,10 @@ measure_run(int argc, char **argv)
 		case 's':
 			session = optarg;
 			break;
-		case 'h':
-			dojo_command_print_help(stdout, cmd);
-			return 0;
-		default:
-			return dojo_command_bad_option(cmd, c, argv);
 		}
 	}
+	if (c == DOJO_OPTION_STOP)
+		return p.status;
 	if (optind != argc - 1)
 		return dojo_command_usage(cmd, "expected one FILE");
 	prog = dojo_program_read_file(argv[optind]);

@@ -55,7 +55,7 @@ actions_run(int argc, char **argv)
 	dojo_legality *mv;
 
 	dojo_option_parser_init(&p, cmd);
-	while ((c = dojo_option_next(&p, argc, argv)) != -1) {
+	while ((c = dojo_option_end(&p, argc, argv)) >= 0) {
 		switch (c) {
 		case 'a':
 			at = optarg;
@@ -69,13 +69,10 @@ actions_run(int argc, char **argv)
 		case 't':
 			target = optarg;
 			break;
-		case 'h':
-			dojo_command_print_help(stdout, cmd);
-			return 0;
-		default:
-			return dojo_command_bad_option(cmd, c, argv);
 		}
 	}
+	if (c == DOJO_OPTION_STOP)
+		return p.status;
 	if (optind != argc - 1 && !(why_all && optind == argc - 2))
 		return dojo_command_usage(cmd, "expected one FILE");
 	if (why_all && optind == argc - 2) {

@@ -42,7 +42,7 @@ run_run(int argc, char **argv)
 	int c, b, rc = DOJO_EXIT_ERROR;
 
 	dojo_option_parser_init(&p, cmd);
-	while ((c = dojo_option_next(&p, argc, argv)) != -1) {
+	while ((c = dojo_option_end(&p, argc, argv)) >= 0) {
 		switch (c) {
 		case 'i':
 			inputs = optarg;
@@ -75,13 +75,10 @@ run_run(int argc, char **argv)
 				    optarg);
 			interp_limit = ropt.timeout;
 			break;
-		case 'h':
-			dojo_command_print_help(stdout, cmd);
-			return 0;
-		default:
-			return dojo_command_bad_option(cmd, c, argv);
 		}
 	}
+	if (c == DOJO_OPTION_STOP)
+		return p.status;
 	if (optind != argc - 1)
 		return dojo_command_usage(cmd, "expected one FILE");
 	file = argv[optind];

@@ -85,7 +85,13 @@ struct dojo_option_parser {
 	struct option longopts[DOJO_OPTIONS_MAX + 2];	/* and --help, end */
 	char shorts[3 * DOJO_OPTIONS_MAX + 5];
 	int longindex;		/* the long option found last, or -1 */
+	const struct dojo_command *cmd;
+	int status;		/* after DOJO_OPTION_STOP: the exit status */
 };
+
+/* dojo_option_end's answer when the command is to stop: --help was
+ * printed (status 0) or a usage error reported (status 2). */
+#define DOJO_OPTION_STOP (-2)
 
 /* Start "out" on the options of "cmd" and reset getopt for a new argv. */
 void dojo_option_parser_init(struct dojo_option_parser *out,
@@ -94,6 +100,10 @@ void dojo_option_parser_init(struct dojo_option_parser *out,
  * holds its value), 'h' for --help, ':' for a missing value, '?' for an
  * unknown option, -1 after the last (optind is the first operand). */
 int dojo_option_next(struct dojo_option_parser *p, int argc, char **argv);
+/* The same, with --help printed and a missing value or an unknown option
+ * reported here: the next option's key, -1 after the last, or
+ * DOJO_OPTION_STOP with the exit status in p->status. */
+int dojo_option_end(struct dojo_option_parser *p, int argc, char **argv);
 /* The synopsis of "cmd" after its name on "out": one line when "indent"
  * is 0, else wrapped at 80 columns with lines after the first indented
  * by "indent". */

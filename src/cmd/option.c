@@ -57,6 +57,8 @@ dojo_option_parser_init(struct dojo_option_parser *out,
 	*s = '\0';
 	opterr = 0;
 	optind = 1;
+	out->cmd = cmd;
+	out->status = 0;
 }
 
 int
@@ -65,6 +67,24 @@ dojo_option_next(struct dojo_option_parser *p, int argc, char **argv)
 	p->longindex = -1;
 	return getopt_long(argc, argv, p->shorts, p->longopts,
 	    &p->longindex);
+}
+
+int
+dojo_option_end(struct dojo_option_parser *p, int argc, char **argv)
+{
+	int c = dojo_option_next(p, argc, argv);
+
+	switch (c) {
+	case 'h':
+		dojo_command_print_help(stdout, p->cmd);
+		p->status = 0;
+		return DOJO_OPTION_STOP;
+	case ':':
+	case '?':
+		p->status = dojo_command_bad_option(p->cmd, c, argv);
+		return DOJO_OPTION_STOP;
+	}
+	return c;
 }
 
 /* The left column of "o" in the list of options into "out". */

@@ -3,6 +3,7 @@
 #include "ir/transform.h"
 #include "ir/arith.h"
 #include "ir/deps.h"
+#include "ir/moves_private.h"
 #include "ir/program_private.h"
 #include "src/util/strbuf.h"
 
@@ -14,58 +15,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define UNROLL_MAX 64
-
-struct dojo_legality {
-	dojo_program *prog;
-	dojo_deps *deps;	/* computed when first needed */
-	const struct dojo_machine *machine;
-	bool undecided;		/* a check could not be decided */
-	bool last_undecided;	/* ... the last one */
-	/* per buffer, when not NULL: whether its dependences may differ from
-	 * those of a state whose flags held (check_flags_after); the others
-	 * are not asked about */
-	bool *recheck;
-};
-
 /* Whether the check under way refused its action (refuse()), rather than
  * failing to decide. */
-static _Thread_local bool refused;
-
-/* The arguments a move takes, one letter each: S scope, X node, B buffer,
- * A array, f k d n integers, L location. */
-struct dojo_move {
-	const char *name;
-	const char *args;
-	const char *help;
-	char flag;		/* for the annotations */
-	bool gpu;		/* only for GPU targets */
-	int (*check)(dojo_legality *mv, const struct dojo_action *a);
-	dojo_program *(*apply)(dojo_legality *mv, const struct dojo_action *a);
-	int (*inverse)(struct dojo_action *out, dojo_legality *mv,
-	    const struct dojo_action *a);
-	/* candidate values of the integer argument "i" (NULL: none) */
-	int (*values)(dojo_legality *mv, const struct dojo_action *a, int i,
-	    int64_t *out, int max);
-};
-
-static const struct dojo_move moves[];
-static const int n_moves;
-
-static int check_flags_after(dojo_legality *mv, const struct dojo_action *a,
-    const char *touched);
-static const struct dojo_move *find_move(const char *name, size_t len);
+_Thread_local bool refused;
 
 /*
  * Helpers: looking up, refusing, copying.
  */
 
-static int
-refuse(const struct dojo_action *a, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
 /* Set the last error to "ACTION: reason"; returns -1. */
-static int
+int
 refuse(const struct dojo_action *a, const char *fmt, ...)
 {
 	char text[256], msg[DOJO_ERROR_MAX];
@@ -79,7 +38,11 @@ refuse(const struct dojo_action *a, const char *fmt, ...)
 	return dojo_error_set("%s: %s", text, msg);
 }
 
-static struct dojo_node *
+/*
+ * Looking up, copying and replacing nodes.
+ */
+
+struct dojo_node *
 node_at(dojo_program *prog, const int *path, int n)
 {
 	struct dojo_node **kids = prog->kids, *node = NULL;
@@ -96,7 +59,7 @@ node_at(dojo_program *prog, const int *path, int n)
 }
 
 /* The children of the parent of the node at "path" ("n" >= 1). */
-static struct dojo_node **
+struct dojo_node **
 siblings(dojo_program *prog, const int *path, int n, int *count)
 {
 	struct dojo_node *parent;
@@ -110,7 +73,7 @@ siblings(dojo_program *prog, const int *path, int n, int *count)
 	return parent->kids;
 }
 
-static int
+int
 need_node(const struct dojo_action *a, dojo_legality *mv, struct dojo_node **out)
 {
 	char addr[256];
@@ -123,7 +86,7 @@ need_node(const struct dojo_action *a, dojo_legality *mv, struct dojo_node **out
 	return 0;
 }
 
-static int
+int
 need_scope(const struct dojo_action *a, dojo_legality *mv, struct dojo_node **out)
 {
 	char addr[256];
@@ -137,7 +100,7 @@ need_scope(const struct dojo_action *a, dojo_legality *mv, struct dojo_node **ou
 	return 0;
 }
 
-static dojo_deps *
+dojo_deps *
 deps_of(dojo_legality *mv)
 {
 	if (!mv->deps)
@@ -146,7 +109,7 @@ deps_of(dojo_legality *mv)
 }
 
 /* Refuse "a" when the query finds a dependence: "would ... DEP". */
-static int
+int
 check_deps(dojo_legality *mv, const struct dojo_action *a,
     const struct dojo_dep_query *q, const char *what)
 {
@@ -180,10 +143,7 @@ check_deps(dojo_legality *mv, const struct dojo_action *a,
 	return -1;
 }
 
-static struct dojo_node *
-node_dup(const struct dojo_node *src);
-
-static int
+int
 aff_copy(struct dojo_aff *out, const struct dojo_aff *in)
 {
 	*out = *in;
@@ -197,7 +157,7 @@ aff_copy(struct dojo_aff *out, const struct dojo_aff *in)
 	return 0;
 }
 
-static int
+int
 access_copy(struct dojo_access *out, const struct dojo_access *in)
 {
 	int i;
@@ -243,7 +203,7 @@ expr_copy(const struct dojo_expr *e)
 
 /* A new node like "src": a deep copy of an operation, or a scope holding
  * references to the same children. */
-static struct dojo_node *
+struct dojo_node *
 node_dup(const struct dojo_node *src)
 {
 	struct dojo_node *n;
@@ -296,7 +256,7 @@ program_with(dojo_program *prog, struct dojo_decls *decls)
 /* Replace the children of the node at "path" ("n" = 0: the root) by the
  * "count" nodes of "kids" (taken), sharing everything else.  The result
  * has the declarations "decls" (NULL: the same). */
-static dojo_program *
+dojo_program *
 replace_children(dojo_program *prog, const int *path, int n,
     struct dojo_node **kids, int count, struct dojo_decls *decls)
 {
@@ -359,7 +319,7 @@ out_free_kids:
 }
 
 /* Replace the node at "path" by the "count" nodes "repl" (taken). */
-static dojo_program *
+dojo_program *
 replace_node(dojo_program *prog, const int *path, int n,
     struct dojo_node **repl, int count)
 {
@@ -388,15 +348,6 @@ replace_node(dojo_program *prog, const int *path, int n,
  * Rewriting the indices of every operation of a subtree.
  */
 
-typedef int (*aff_fn)(struct dojo_aff *aff, void *payload);
-typedef int (*acc_fn)(struct dojo_access *acc, void *payload);
-
-struct rewrite {
-	aff_fn aff;
-	acc_fn acc;
-	void *payload;
-};
-
 static int
 rewrite_access(struct dojo_access *acc, const struct rewrite *rw)
 {
@@ -423,7 +374,7 @@ rewrite_expr(struct dojo_expr *e, const struct rewrite *rw)
 }
 
 /* A copy of the subtree "node" with every access rewritten. */
-static struct dojo_node *
+struct dojo_node *
 rewrite_tree(const struct dojo_node *node, const struct rewrite *rw)
 {
 	struct dojo_node *n;
@@ -454,7 +405,7 @@ rewrite_tree(const struct dojo_node *node, const struct rewrite *rw)
 }
 
 /* Sort the terms of "aff" by depth, merging and dropping zeros. */
-static void
+void
 aff_normalize(struct dojo_aff *aff)
 {
 	struct dojo_term t;
@@ -477,7 +428,7 @@ aff_normalize(struct dojo_aff *aff)
 	aff->n = k;
 }
 
-static int64_t
+int64_t
 aff_coef(const struct dojo_aff *aff, int d)
 {
 	int i;
@@ -489,7 +440,7 @@ aff_coef(const struct dojo_aff *aff, int d)
 }
 
 /* Add "k * {d}" to "aff" (re-normalized). */
-static int
+int
 aff_add_term(struct dojo_aff *aff, int d, int64_t k)
 {
 	struct dojo_term *g = realloc(aff->t, sizeof *g * (aff->n + 1));
@@ -548,7 +499,7 @@ split_aff(struct dojo_aff *aff, void *payload)
 	return 0;
 }
 
-static int
+int
 split_values(dojo_legality *mv, const struct dojo_action *a, int i,
     int64_t *out, int max)
 {
@@ -559,7 +510,7 @@ split_values(dojo_legality *mv, const struct dojo_action *a, int i,
 	return dojo_divisors(s->size, out, max);
 }
 
-static int
+int
 split_check(dojo_legality *mv, const struct dojo_action *a)
 {
 	struct dojo_node *s;
@@ -592,7 +543,7 @@ split_flags(char flag, char *outer, char *inner)
 		*outer = flag;
 }
 
-static dojo_program *
+dojo_program *
 split_apply(dojo_legality *mv, const struct dojo_action *a)
 {
 	struct dojo_node *s = node_at(mv->prog, a->path, a->npath);
@@ -617,7 +568,7 @@ split_apply(dojo_legality *mv, const struct dojo_action *a)
 	return replace_node(mv->prog, a->path, a->npath, &outer, 1);
 }
 
-static int
+int
 split_inverse(struct dojo_action *out, dojo_legality *mv,
     const struct dojo_action *a)
 {
@@ -657,7 +608,7 @@ join_aff(struct dojo_aff *aff, void *payload)
 	return 0;
 }
 
-static int
+int
 join_check(dojo_legality *mv, const struct dojo_action *a)
 {
 	struct dojo_node *s, *c, *t;
@@ -691,7 +642,7 @@ join_check(dojo_legality *mv, const struct dojo_action *a)
 	return check_flags_after(mv, a, NULL);
 }
 
-static dojo_program *
+dojo_program *
 join_apply(dojo_legality *mv, const struct dojo_action *a)
 {
 	struct dojo_node *s = node_at(mv->prog, a->path, a->npath);
@@ -709,7 +660,7 @@ join_apply(dojo_legality *mv, const struct dojo_action *a)
 	return replace_node(mv->prog, a->path, a->npath, &n, 1);
 }
 
-static int
+int
 join_inverse(struct dojo_action *out, dojo_legality *mv,
     const struct dojo_action *a)
 {
@@ -736,7 +687,7 @@ swap_aff(struct dojo_aff *aff, void *payload)
 	return 0;
 }
 
-static int
+int
 swap_check(dojo_legality *mv, const struct dojo_action *a)
 {
 	struct dojo_dep_query q = { 0 };
@@ -757,7 +708,7 @@ swap_check(dojo_legality *mv, const struct dojo_action *a)
 	return check_deps(mv, a, &q, "would reverse");
 }
 
-static dojo_program *
+dojo_program *
 swap_apply(dojo_legality *mv, const struct dojo_action *a)
 {
 	struct dojo_node *s = node_at(mv->prog, a->path, a->npath);
@@ -780,7 +731,7 @@ swap_apply(dojo_legality *mv, const struct dojo_action *a)
 	return replace_node(mv->prog, a->path, a->npath, &outer, 1);
 }
 
-static int
+int
 self_inverse(struct dojo_action *out, dojo_legality *mv,
     const struct dojo_action *a)
 {
@@ -792,7 +743,7 @@ self_inverse(struct dojo_action *out, dojo_legality *mv,
  * fuse S / fission S k
  */
 
-static int
+int
 fuse_check(dojo_legality *mv, const struct dojo_action *a)
 {
 	struct dojo_dep_query q = { 0 };
@@ -825,7 +776,7 @@ fuse_check(dojo_legality *mv, const struct dojo_action *a)
 	return check_flags_after(mv, a, NULL);
 }
 
-static dojo_program *
+dojo_program *
 fuse_apply(dojo_legality *mv, const struct dojo_action *a)
 {
 	struct dojo_node **sib, *s, *t, *n;
@@ -856,7 +807,7 @@ fuse_apply(dojo_legality *mv, const struct dojo_action *a)
 	return p;
 }
 
-static int
+int
 fuse_inverse(struct dojo_action *out, dojo_legality *mv,
     const struct dojo_action *a)
 {
@@ -865,7 +816,7 @@ fuse_inverse(struct dojo_action *out, dojo_legality *mv,
 	return inverse_at(out, a, "fission", 1, s->n);
 }
 
-static int
+int
 fission_values(dojo_legality *mv, const struct dojo_action *a, int i,
     int64_t *out, int max)
 {
@@ -879,7 +830,7 @@ fission_values(dojo_legality *mv, const struct dojo_action *a, int i,
 	return n;
 }
 
-static int
+int
 fission_check(dojo_legality *mv, const struct dojo_action *a)
 {
 	struct dojo_dep_query q = { 0 };
@@ -909,7 +860,7 @@ fission_check(dojo_legality *mv, const struct dojo_action *a)
 	return check_deps(mv, a, &q, "would reverse");
 }
 
-static dojo_program *
+dojo_program *
 fission_apply(dojo_legality *mv, const struct dojo_action *a)
 {
 	struct dojo_node *s = node_at(mv->prog, a->path, a->npath);
@@ -930,7 +881,7 @@ fission_apply(dojo_legality *mv, const struct dojo_action *a)
 	return replace_node(mv->prog, a->path, a->npath, part, 2);
 }
 
-static int
+int
 fission_inverse(struct dojo_action *out, dojo_legality *mv,
     const struct dojo_action *a)
 {
@@ -941,7 +892,7 @@ fission_inverse(struct dojo_action *out, dojo_legality *mv,
  * reorder X
  */
 
-static int
+int
 reorder_check(dojo_legality *mv, const struct dojo_action *a)
 {
 	struct dojo_dep_query q = { 0 };
@@ -964,7 +915,7 @@ reorder_check(dojo_legality *mv, const struct dojo_action *a)
 	return check_deps(mv, a, &q, "would reverse");
 }
 
-static dojo_program *
+dojo_program *
 reorder_apply(dojo_legality *mv, const struct dojo_action *a)
 {
 	struct dojo_node **sib, **kids;
@@ -983,14 +934,9 @@ reorder_apply(dojo_legality *mv, const struct dojo_action *a)
 	return p;
 }
 
-/* Walk every access under "node" with the chain of enclosing scopes. */
-struct scan {
-	const struct dojo_node *chain[DOJO_MAX_DEPTH];
-	const struct dojo_node *op;	/* the operation being scanned */
-	int depth;
-	int (*fn)(struct scan *sc, struct dojo_access *acc, bool write);
-	void *payload;
-};
+/*
+ * Walking every access of a subtree, with the scopes around it.
+ */
 
 static int
 scan_access(struct dojo_access *acc, bool write, void *payload)
@@ -1000,7 +946,7 @@ scan_access(struct dojo_access *acc, bool write, void *payload)
 	return sc->fn(sc, acc, write);
 }
 
-static int
+int
 scan_tree(struct scan *sc, struct dojo_node *node)
 {
 	int i, r;
@@ -1017,7 +963,7 @@ scan_tree(struct scan *sc, struct dojo_node *node)
 	return 0;
 }
 
-static int
+int
 scan_program(struct scan *sc, dojo_program *prog)
 {
 	int i, r;
@@ -1029,16 +975,9 @@ scan_program(struct scan *sc, dojo_program *prog)
 	return 0;
 }
 
-struct reg_ctx {
-	dojo_program *prog;
-	int buffer;
-	int clear_depth;	/* a scope that will lose its 'u', or -1 */
-	const struct dojo_node *clear;
-};
-
 /* 1 when an access to the buffer uses an iterator of a scope that is not
  * (or will no longer be) unrolled. */
-static int
+int
 reg_violation(struct scan *sc, struct dojo_access *acc, bool write)
 {
 	struct reg_ctx *c = sc->payload;
@@ -1064,7 +1003,7 @@ reg_violation(struct scan *sc, struct dojo_access *acc, bool write)
  */
 
 /* The flag of the nearest enclosing scope flagged with one of "flags". */
-static char
+char
 ancestor_flag(dojo_program *prog, const int *path, int n, const char *flags)
 {
 	struct dojo_node *s;
@@ -1254,7 +1193,7 @@ flag_legal(dojo_legality *mv, const struct dojo_action *a, const int *path,
 	return 0;
 }
 
-static int
+int
 annotate_check(dojo_legality *mv, const struct dojo_action *a)
 {
 	struct dojo_node *s;
@@ -1314,7 +1253,7 @@ any_flag(struct dojo_node **kids, int n)
  * "touched" (NULL: every buffer) names the buffer or array whose
  * accesses the move changes: with the buffers it adds, the only ones
  * whose dependences are asked about again. */
-static int
+int
 check_flags_after(dojo_legality *mv, const struct dojo_action *a,
     const char *touched)
 {
@@ -1386,13 +1325,13 @@ set_flag(dojo_legality *mv, const struct dojo_action *a, char flag)
 	return replace_node(mv->prog, a->path, a->npath, &n, 1);
 }
 
-static dojo_program *
+dojo_program *
 annotate_apply(dojo_legality *mv, const struct dojo_action *a)
 {
 	return set_flag(mv, a, a->move->flag);
 }
 
-static int
+int
 annotate_inverse(struct dojo_action *out, dojo_legality *mv,
     const struct dojo_action *a)
 {
@@ -1401,7 +1340,7 @@ annotate_inverse(struct dojo_action *out, dojo_legality *mv,
 	return 0;
 }
 
-static int
+int
 clear_check(dojo_legality *mv, const struct dojo_action *a)
 {
 	struct dojo_node *s;
@@ -1424,13 +1363,13 @@ clear_check(dojo_legality *mv, const struct dojo_action *a)
 	return 0;
 }
 
-static dojo_program *
+dojo_program *
 clear_apply(dojo_legality *mv, const struct dojo_action *a)
 {
 	return set_flag(mv, a, 0);
 }
 
-static int
+int
 clear_inverse(struct dojo_action *out, dojo_legality *mv,
     const struct dojo_action *a)
 {
@@ -1449,7 +1388,7 @@ clear_inverse(struct dojo_action *out, dojo_legality *mv,
 /* Refuse "a" when its result breaks a rule of the language: registers
  * indexed by scopes not unrolled, bounds; when "array" names an array,
  * also a read of it, or of the array the move adds, before a write. */
-static int
+int
 check_result(dojo_legality *mv, const struct dojo_action *a, const char *array)
 {
 	char why[DOJO_ERROR_MAX];
@@ -1517,7 +1456,7 @@ buffer_count(const struct dojo_buffer *b)
 	return n;
 }
 
-static int
+int
 move_check(dojo_legality *mv, const struct dojo_action *a)
 {
 	struct reg_ctx rc;
@@ -1568,7 +1507,11 @@ move_check(dojo_legality *mv, const struct dojo_action *a)
 	}
 }
 
-static struct dojo_decls *
+/*
+ * Copies of the declarations.
+ */
+
+struct dojo_decls *
 decls_copy(const struct dojo_decls *d)
 {
 	struct dojo_decls *c = calloc(1, sizeof *c);
@@ -1592,7 +1535,7 @@ decls_copy(const struct dojo_decls *d)
 }
 
 /* The program with new declarations "d" (taken) and the same tree. */
-static dojo_program *
+dojo_program *
 with_decls(dojo_program *prog, struct dojo_decls *d)
 {
 	struct dojo_node **kids;
@@ -1613,7 +1556,7 @@ with_decls(dojo_program *prog, struct dojo_decls *d)
 	return p;
 }
 
-static dojo_program *
+dojo_program *
 move_apply(dojo_legality *mv, const struct dojo_action *a)
 {
 	struct dojo_decls *d = decls_copy(mv->prog->decls);
@@ -1624,7 +1567,7 @@ move_apply(dojo_legality *mv, const struct dojo_action *a)
 	return with_decls(mv->prog, d);
 }
 
-static int
+int
 move_inverse(struct dojo_action *out, dojo_legality *mv,
     const struct dojo_action *a)
 {
@@ -1644,7 +1587,7 @@ backs_one_array(dojo_program *prog, int b)
 	return n == 1;
 }
 
-static int
+int
 fold_values(dojo_legality *mv, const struct dojo_action *a, int i,
     int64_t *out, int max)
 {
@@ -1667,7 +1610,7 @@ fold_values(dojo_legality *mv, const struct dojo_action *a, int i,
 	return n;
 }
 
-static int
+int
 fold_check(dojo_legality *mv, const struct dojo_action *a)
 {
 	const struct dojo_buffer *b;
@@ -1702,7 +1645,7 @@ fold_check(dojo_legality *mv, const struct dojo_action *a)
 	return check_flags_after(mv, a, a->buffer);
 }
 
-static dojo_program *
+dojo_program *
 fold_apply(dojo_legality *mv, const struct dojo_action *a)
 {
 	struct dojo_decls *d = decls_copy(mv->prog->decls);
@@ -1714,7 +1657,7 @@ fold_apply(dojo_legality *mv, const struct dojo_action *a)
 	return with_decls(mv->prog, d);
 }
 
-static int
+int
 fold_inverse(struct dojo_action *out, dojo_legality *mv,
     const struct dojo_action *a)
 {
@@ -1724,7 +1667,7 @@ fold_inverse(struct dojo_action *out, dojo_legality *mv,
 	return 0;
 }
 
-static int
+int
 unfold_values(dojo_legality *mv, const struct dojo_action *a, int i,
     int64_t *out, int max)
 {
@@ -1738,7 +1681,7 @@ unfold_values(dojo_legality *mv, const struct dojo_action *a, int i,
 	return n;
 }
 
-static int
+int
 unfold_check(dojo_legality *mv, const struct dojo_action *a)
 {
 	int bi;
@@ -1752,7 +1695,7 @@ unfold_check(dojo_legality *mv, const struct dojo_action *a)
 	return 0;
 }
 
-static dojo_program *
+dojo_program *
 unfold_apply(dojo_legality *mv, const struct dojo_action *a)
 {
 	struct dojo_decls *d = decls_copy(mv->prog->decls);
@@ -1763,7 +1706,7 @@ unfold_apply(dojo_legality *mv, const struct dojo_action *a)
 	return with_decls(mv->prog, d);
 }
 
-static int
+int
 unfold_inverse(struct dojo_action *out, dojo_legality *mv,
     const struct dojo_action *a)
 {
@@ -1775,7 +1718,7 @@ unfold_inverse(struct dojo_action *out, dojo_legality *mv,
 	return 0;
 }
 
-static int
+int
 reuse_check(dojo_legality *mv, const struct dojo_action *a)
 {
 	const struct dojo_buffer *b, *ab;
@@ -1816,7 +1759,7 @@ reuse_check(dojo_legality *mv, const struct dojo_action *a)
 	return check_flags_after(mv, a, a->buffer);
 }
 
-static dojo_program *
+dojo_program *
 reuse_apply(dojo_legality *mv, const struct dojo_action *a)
 {
 	struct dojo_decls *d = decls_copy(mv->prog->decls);
@@ -2016,7 +1959,7 @@ cache_box(dojo_legality *mv, const struct dojo_action *a, struct box *bx)
 	return 0;
 }
 
-static int
+int
 cache_check(dojo_legality *mv, const struct dojo_action *a)
 {
 	struct box bx;
@@ -2246,7 +2189,7 @@ cache_build(dojo_legality *mv, const struct dojo_action *a, int copy_in,
 }
 
 /* Without a copy-in when X writes the whole box before reading it. */
-static dojo_program *
+dojo_program *
 cache_apply(dojo_legality *mv, const struct dojo_action *a)
 {
 	static const int identity[DOJO_MAX_DIMS] = {
@@ -2286,7 +2229,7 @@ cache_apply(dojo_legality *mv, const struct dojo_action *a)
  * whose dimensions come in ORDER (a panel), before X
  */
 
-static int
+int
 pack_check(dojo_legality *mv, const struct dojo_action *a)
 {
 	struct box bx;
@@ -2317,7 +2260,7 @@ pack_check(dojo_legality *mv, const struct dojo_action *a)
 	return check_flags_after(mv, a, a->array);
 }
 
-static dojo_program *
+dojo_program *
 pack_apply(dojo_legality *mv, const struct dojo_action *a)
 {
 	return cache_build(mv, a, true, a->perm, DOJO_HEAP, "p");
@@ -2328,7 +2271,7 @@ pack_apply(dojo_legality *mv, const struct dojo_action *a)
  * results P[l] (L carries no dependence then), then their reduction
  */
 
-static int
+int
 rfactor_check(dojo_legality *mv, const struct dojo_action *a)
 {
 	struct dojo_node *s, *l, *op;
@@ -2386,7 +2329,7 @@ partial_access(int array, int d)
 	return acc;
 }
 
-static dojo_program *
+dojo_program *
 rfactor_apply(dojo_legality *mv, const struct dojo_action *a)
 {
 	struct dojo_node *s = node_at(mv->prog, a->path, a->npath);
@@ -2545,7 +2488,7 @@ hoist_other(struct scan *sc, struct dojo_access *acc, bool write)
 	return 0;
 }
 
-static int
+int
 hoist_check(dojo_legality *mv, const struct dojo_action *a)
 {
 	struct hoist_ctx hc;
@@ -2599,7 +2542,7 @@ hoist_check(dojo_legality *mv, const struct dojo_action *a)
 	return 0;
 }
 
-static dojo_program *
+dojo_program *
 hoist_apply(dojo_legality *mv, const struct dojo_action *a)
 {
 	struct dojo_node *x = node_at(mv->prog, a->path, a->npath);
@@ -2630,7 +2573,7 @@ hoist_apply(dojo_legality *mv, const struct dojo_action *a)
  * The table of moves: the order of the action set.
  */
 
-static const struct dojo_move moves[] = {
+const struct dojo_move moves[] = {
 	{ "split", "S f", "scope of size N becomes N/f scopes of f", 0, false,
 	  split_check, split_apply, split_inverse, split_values },
 	{ "join", "S", "a scope and its only child scope become one", 0, false,
@@ -2678,7 +2621,7 @@ static const struct dojo_move moves[] = {
 	  "through partial results, one per iteration of L", 0, false,
 	  rfactor_check, rfactor_apply, NULL, NULL },
 };
-static const int n_moves = sizeof moves / sizeof *moves;
+const int n_moves = sizeof moves / sizeof *moves;
 
 int
 dojo_move_count(void)
@@ -2727,7 +2670,7 @@ dojo_move_help(int i)
 	return moves[i].help;
 }
 
-static const struct dojo_move *
+const struct dojo_move *
 find_move(const char *name, size_t len)
 {
 	int i;

@@ -1,26 +1,21 @@
-/* transform.c: the moves of the game (doc/moves.md) */
+/* moves.c: the table of the moves and the legality context (doc/moves.md) */
 #include "config.h"
 #include "ir/transform.h"
-#include "ir/arith.h"
-#include "ir/deps.h"
-#include "ir/moves_private.h"
-#include "ir/program_private.h"
-#include "src/util/strbuf.h"
 
-#include <errno.h>
-#include <limits.h>
-#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "ir/moves_private.h"
+#include "src/util/strbuf.h"
 
 /* Whether the check under way refused its action (refuse()), rather than
  * failing to decide. */
 _Thread_local bool refused;
 
 /*
- * Helpers: looking up, refusing, copying.
+ * Helpers of the checks: looking up, refusing.
  */
 
 /* Set the last error to "ACTION: reason"; returns -1. */

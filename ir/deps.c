@@ -1756,7 +1756,7 @@ out:
 	return rc;
 }
 
-/* The windows the action set offers (fold_values in transform.c) are 1 to
+/* The windows the action set offers (fold_values in move_buffers.c) are 1 to
  * FOLD_PROBE slots; a question about one of them first asks about its
  * largest multiple among them. */
 #define FOLD_PROBE 4

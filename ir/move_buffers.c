@@ -1,0 +1,332 @@
+/* move_buffers.c: the moves of the declarations: move, fold, unfold, reuse
+ * (doc/moves.md) */
+#include "config.h"
+#include "ir/moves_private.h"
+
+#include <string.h>
+
+/*
+ * move B LOC, fold B d n, unfold B d, reuse B A
+ */
+
+/* 1 when an access to the buffer uses an iterator of a scope that is not
+ * (or will no longer be) unrolled. */
+int
+reg_violation(struct scan *sc, struct dojo_access *acc, bool write)
+{
+	struct reg_ctx *c = sc->payload;
+	int i, j, d;
+
+	if (c->buffer >= 0 &&
+	    c->prog->decls->arr[acc->array].buffer != c->buffer)
+		return 0;
+	if (c->buffer < 0 && c->prog->decls->buf[
+	    c->prog->decls->arr[acc->array].buffer].loc != DOJO_REG)
+		return 0;
+	for (i = 0; i < acc->nidx; i++)
+		for (j = 0; j < acc->idx[i].n; j++) {
+			d = acc->idx[i].t[j].d;
+			if (sc->chain[d]->flag != 'u' || sc->chain[d] == c->clear)
+				return 1;
+		}
+	return 0;
+}
+
+static int
+need_buffer(const struct dojo_action *a, dojo_legality *mv, const char *name,
+    int *out)
+{
+	*out = dojo_program_find_buffer(mv->prog, name);
+	if (*out < 0)
+		return refuse(a, "unknown buffer '%s'", name);
+	return 0;
+}
+
+static uint64_t
+buffer_count(const struct dojo_buffer *b)
+{
+	uint64_t n = 1;
+	int i;
+
+	for (i = 0; i < b->ndim; i++)
+		n *= (uint64_t)(b->fold[i] ? b->fold[i] : b->ext[i]);
+	return n;
+}
+
+int
+move_check(dojo_legality *mv, const struct dojo_action *a)
+{
+	struct reg_ctx rc;
+	struct scan sc;
+	const struct dojo_buffer *b;
+	int bi;
+
+	if (need_buffer(a, mv, a->buffer, &bi) < 0)
+		return -1;
+	b = &mv->prog->decls->buf[bi];
+	if (b->role != DOJO_TEMP)
+		return refuse(a, "'%s' is a kernel argument (role %s)", b->name,
+		    dojo_role_name(b->role));
+	if (b->loc == a->loc)
+		return refuse(a, "'%s' is already in %s", b->name,
+		    dojo_loc_name(b->loc));
+	switch (a->loc) {
+	case DOJO_STACK:
+		if (buffer_count(b) * dojo_dtype_size(b->dtype) >
+		    (uint64_t)mv->machine->stack_bytes)
+			return refuse(a, "%llu bytes are over the stack budget "
+			    "of %lld", (unsigned long long)(buffer_count(b) *
+			    dojo_dtype_size(b->dtype)),
+			    (long long)mv->machine->stack_bytes);
+		return 0;
+	case DOJO_REG:
+		if (buffer_count(b) > (uint64_t)mv->machine->reg_elems)
+			return refuse(a, "%llu elements are over the register "
+			    "budget of %lld", (unsigned long long)buffer_count(b),
+			    (long long)mv->machine->reg_elems);
+		memset(&sc, 0, sizeof sc);
+		rc.prog = mv->prog;
+		rc.buffer = bi;
+		rc.clear = NULL;
+		sc.fn = reg_violation;
+		sc.payload = &rc;
+		if (scan_program(&sc, mv->prog))
+			return refuse(a, "an index into '%s' uses a scope that "
+			    "is not unrolled", b->name);
+		return 0;
+	case DOJO_SHARED:
+		if (!mv->machine->gpu)
+			return refuse(a, "shared memory exists on GPU targets "
+			    "only");
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+dojo_program *
+move_apply(dojo_legality *mv, const struct dojo_action *a)
+{
+	struct dojo_decls *d = decls_copy(mv->prog->decls);
+
+	if (!d)
+		return NULL;
+	d->buf[dojo_program_find_buffer(mv->prog, a->buffer)].loc = a->loc;
+	return with_decls(mv->prog, d);
+}
+
+int
+move_inverse(struct dojo_action *out, dojo_legality *mv,
+    const struct dojo_action *a)
+{
+	*out = *a;
+	out->loc = mv->prog->decls->buf[dojo_program_find_buffer(mv->prog,
+	    a->buffer)].loc;
+	return 0;
+}
+
+static int
+backs_one_array(dojo_program *prog, int b)
+{
+	int i, n = 0;
+
+	for (i = 0; i < prog->decls->narr; i++)
+		n += prog->decls->arr[i].buffer == b;
+	return n == 1;
+}
+
+int
+fold_values(dojo_legality *mv, const struct dojo_action *a, int i,
+    int64_t *out, int max)
+{
+	int b = dojo_program_find_buffer(mv->prog, a->buffer), n = 0;
+	int64_t e;
+
+	if (b < 0)
+		return 0;
+	if (i == 0) {
+		for (n = 0; n < mv->prog->decls->buf[b].ndim && n < max; n++)
+			out[n] = n;
+		return n;
+	}
+	if (a->num[0] < 0 || a->num[0] >= mv->prog->decls->buf[b].ndim)
+		return 0;
+	/* windows of 1 to 4 slots: scalars, and the windows of stencils */
+	e = mv->prog->decls->buf[b].ext[a->num[0]];
+	for (n = 0; n < 4 && n + 1 < e && n < max; n++)
+		out[n] = n + 1;
+	return n;
+}
+
+int
+fold_check(dojo_legality *mv, const struct dojo_action *a)
+{
+	const struct dojo_buffer *b;
+	char why[DOJO_ERROR_MAX];
+	int64_t d = a->num[0];
+	int bi, r;
+
+	if (need_buffer(a, mv, a->buffer, &bi) < 0)
+		return -1;
+	b = &mv->prog->decls->buf[bi];
+	if (b->role != DOJO_TEMP)
+		return refuse(a, "'%s' is a kernel argument", b->name);
+	if (!backs_one_array(mv->prog, bi))
+		return refuse(a, "'%s' backs several arrays", b->name);
+	if (d < 0 || d >= b->ndim)
+		return refuse(a, "'%s' has no dimension %lld", b->name,
+		    (long long)d);
+	if (b->fold[d])
+		return refuse(a, "dimension %lld is folded already",
+		    (long long)d);
+	if (a->num[1] < 1 || a->num[1] >= b->ext[d])
+		return refuse(a, "the slots must be between 1 and %lld",
+		    (long long)b->ext[d] - 1);
+	if (!deps_of(mv))
+		return -1;
+	r = dojo_deps_fold_conflict(mv->deps, bi, (int)d, a->num[1], why,
+	    sizeof why);
+	if (r < 0)
+		return -1;
+	if (r > 0)
+		return refuse(a, "%s", why);
+	return check_flags_after(mv, a, a->buffer);
+}
+
+dojo_program *
+fold_apply(dojo_legality *mv, const struct dojo_action *a)
+{
+	struct dojo_decls *d = decls_copy(mv->prog->decls);
+
+	if (!d)
+		return NULL;
+	d->buf[dojo_program_find_buffer(mv->prog, a->buffer)].fold[a->num[0]] =
+	    a->num[1];
+	return with_decls(mv->prog, d);
+}
+
+int
+fold_inverse(struct dojo_action *out, dojo_legality *mv,
+    const struct dojo_action *a)
+{
+	*out = *a;
+	out->move = find_move("unfold", 6);
+	out->nnum = 1;
+	return 0;
+}
+
+int
+unfold_values(dojo_legality *mv, const struct dojo_action *a, int i,
+    int64_t *out, int max)
+{
+	int b = dojo_program_find_buffer(mv->prog, a->buffer), d, n = 0;
+
+	if (b < 0)
+		return 0;
+	for (d = 0; d < mv->prog->decls->buf[b].ndim && n < max; d++)
+		if (mv->prog->decls->buf[b].fold[d])
+			out[n++] = d;
+	return n;
+}
+
+int
+unfold_check(dojo_legality *mv, const struct dojo_action *a)
+{
+	int bi;
+
+	if (need_buffer(a, mv, a->buffer, &bi) < 0)
+		return -1;
+	if (a->num[0] < 0 || a->num[0] >= mv->prog->decls->buf[bi].ndim ||
+	    !mv->prog->decls->buf[bi].fold[a->num[0]])
+		return refuse(a, "dimension %lld of '%s' is not folded",
+		    (long long)a->num[0], a->buffer);
+	return 0;
+}
+
+dojo_program *
+unfold_apply(dojo_legality *mv, const struct dojo_action *a)
+{
+	struct dojo_decls *d = decls_copy(mv->prog->decls);
+
+	if (!d)
+		return NULL;
+	d->buf[dojo_program_find_buffer(mv->prog, a->buffer)].fold[a->num[0]] = 0;
+	return with_decls(mv->prog, d);
+}
+
+int
+unfold_inverse(struct dojo_action *out, dojo_legality *mv,
+    const struct dojo_action *a)
+{
+	*out = *a;
+	out->move = find_move("fold", 4);
+	out->num[1] = mv->prog->decls->buf[dojo_program_find_buffer(mv->prog,
+	    a->buffer)].fold[a->num[0]];
+	out->nnum = 2;
+	return 0;
+}
+
+int
+reuse_check(dojo_legality *mv, const struct dojo_action *a)
+{
+	const struct dojo_buffer *b, *ab;
+	int bi, ai, abi, i, r;
+
+	if (need_buffer(a, mv, a->buffer, &bi) < 0)
+		return -1;
+	ai = dojo_program_find_array(mv->prog, a->array);
+	if (ai < 0)
+		return refuse(a, "unknown array '%s'", a->array);
+	b = &mv->prog->decls->buf[bi];
+	abi = mv->prog->decls->arr[ai].buffer;
+	ab = &mv->prog->decls->buf[abi];
+	if (abi == bi)
+		return refuse(a, "'%s' already backs '%s'", b->name, a->array);
+	if (b->role != DOJO_TEMP || ab->role != DOJO_TEMP)
+		return refuse(a, "both must be temporaries");
+	if (!backs_one_array(mv->prog, abi))
+		return refuse(a, "the buffer of '%s' backs other arrays",
+		    a->array);
+	if (b->dtype != ab->dtype || b->ndim != ab->ndim)
+		return refuse(a, "'%s' and '%s' differ in type or shape",
+		    b->name, a->array);
+	for (i = 0; i < b->ndim; i++)
+		if (b->ext[i] != ab->ext[i] || b->fold[i] || ab->fold[i])
+			return refuse(a, "'%s' and '%s' differ in shape (or "
+			    "are folded)", b->name, a->array);
+	if (!deps_of(mv))
+		return -1;
+	r = dojo_deps_lifetimes_overlap(deps_of(mv), bi, abi);
+	if (r < 0)
+		return -1;
+	if (r > 0)
+		return refuse(a, "the live ranges of '%s' and '%s' overlap",
+		    b->name, a->array);
+	if (check_result(mv, a, NULL) < 0)
+		return -1;
+	return check_flags_after(mv, a, a->buffer);
+}
+
+dojo_program *
+reuse_apply(dojo_legality *mv, const struct dojo_action *a)
+{
+	struct dojo_decls *d = decls_copy(mv->prog->decls);
+	int bi = dojo_program_find_buffer(mv->prog, a->buffer);
+	int ai = dojo_program_find_array(mv->prog, a->array);
+	int drop, i;
+
+	if (!d)
+		return NULL;
+	drop = d->arr[ai].buffer;
+	d->arr[ai].buffer = bi;
+	d->buf[bi].explicit_arrays = true;
+	memmove(&d->buf[drop], &d->buf[drop + 1],
+	    sizeof *d->buf * (d->nbuf - drop - 1));
+	d->nbuf--;
+	for (i = 0; i < d->narr; i++)
+		if (d->arr[i].buffer > drop)
+			d->arr[i].buffer--;
+	/* the arrays stay in their order; keep those of one buffer together
+	 * as the printer lists them by buffer */
+	return with_decls(mv->prog, d);
+}

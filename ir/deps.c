@@ -562,13 +562,13 @@ write_covers(const struct model *m, const struct xacc *x, const struct xacc *y)
 	return true;
 }
 
-int
+enum dojo_result
 dojo_deps_check_reads(dojo_program *prog)
 {
 	return dojo_deps_check_reads_of(prog, NULL);
 }
 
-int
+enum dojo_result
 dojo_deps_check_reads_of(dojo_program *prog, const bool *arrays)
 {
 	struct xacc_list xl;
@@ -577,15 +577,16 @@ dojo_deps_check_reads_of(dojo_program *prog, const bool *arrays)
 	isl_set *dom, *covered;
 	isl_map *map;
 	isl_bool sub;
-	int i, j, rc = 0;
+	enum dojo_result rc = DOJO_DONE;
+	int i, j;
 	const struct dojo_access *bad = NULL;
 	unsigned long lost = lost_relations;
 
 	if (model_init(&m, prog) < 0)
-		return -2;
+		return DOJO_FAILED;
 	if (xacc_collect(&xl, &m) < 0) {
 		free(m.st);
-		return -2;
+		return DOJO_FAILED;
 	}
 	for (i = 0; i < xl.n && !bad; i++) {
 		const struct xacc *y = &xl.x[i];
@@ -611,7 +612,7 @@ dojo_deps_check_reads_of(dojo_program *prog, const bool *arrays)
 		}
 		if (!ctx && !(ctx = new_ctx())) {
 			dojo_error_set("out of memory");
-			rc = -2;
+			rc = DOJO_FAILED;
 			goto out;
 		}
 		dom = domain_set(ctx, &m, y->stmt);
@@ -632,24 +633,26 @@ dojo_deps_check_reads_of(dojo_program *prog, const bool *arrays)
 			dojo_error_set("%s: dependence analysis failed: %s",
 			    prog->file, isl_why(ctx) ? isl_why(ctx) :
 			    "isl failed");
-			rc = -2;
+			rc = DOJO_FAILED;
 			goto out;
 		}
 		if (!sub)
 			bad = y->acc;
 	}
-	if (bad)
-		rc = dojo_error_at(prog->file, bad->pos.line, bad->pos.col,
+	if (bad) {
+		rc = DOJO_REFUSED;
+		dojo_error_at(prog->file, bad->pos.line, bad->pos.col,
 		    "'%s' is read before it is written (%s)",
 		    prog->decls->arr[bad->array].name,
 		    prog->decls->buf[buffer_of(prog, bad)].role == DOJO_OUT ?
 		    "an out array starts undefined" :
 		    "a temporary starts undefined");
+	}
 out:
-	if (rc >= 0 && lost_relations != lost) {
+	if (rc != DOJO_FAILED && lost_relations != lost) {
 		dojo_error_set("%s: dependence analysis failed: out of memory",
 		    prog->file);
-		rc = -2;
+		rc = DOJO_FAILED;
 	}
 	if (ctx)
 		isl_ctx_free(ctx);

@@ -12,11 +12,12 @@ struct dojo_strbuf;
 typedef struct dojo_deps dojo_deps;
 
 /* Refuse a read of an out array or of a temporary that no earlier write
- * reaches (doc/ir.md section 6).  0, or -1 with FILE:LINE:COL;
- * -2 with the reason when it could not be decided (isl, memory). */
-int dojo_deps_check_reads(__dojo_keep dojo_program *prog);
+ * reaches (doc/ir.md section 6): DOJO_DONE, DOJO_REFUSED with
+ * FILE:LINE:COL: why, or DOJO_FAILED with the reason when it could not be
+ * decided (isl, memory). */
+enum dojo_result dojo_deps_check_reads(__dojo_keep dojo_program *prog);
 /* The same for the reads of the arrays "arrays" marks (by index). */
-int dojo_deps_check_reads_of(__dojo_keep dojo_program *prog,
+enum dojo_result dojo_deps_check_reads_of(__dojo_keep dojo_program *prog,
     const bool *arrays);
 
 /* Every memory-based dependence (flow, anti, output) between operation

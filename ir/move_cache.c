@@ -441,7 +441,7 @@ cache_apply(dojo_legality *mv, const struct dojo_action *a)
 	copy[p->decls->narr - 1] = true;
 	r = dojo_deps_check_reads_of(p, copy);
 	free(copy);
-	if (r == 0)
+	if (r == DOJO_DONE)
 		return p;
 	dojo_program_free(p);
 	dojo_error_clear();

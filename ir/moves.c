@@ -113,13 +113,15 @@ check_result(dojo_legality *mv, const struct dojo_action *a, const char *array)
 	const char *m, *colon;
 	dojo_program *p;
 	bool *arrays = NULL;
-	int r, k;
+	enum dojo_result r;
+	int k;
 
 	p = dojo_legality_apply_unchecked(mv, a);
 	if (!p)
 		return -1;
-	r = dojo_program_validate_structure(p);
-	if (r == 0 && array) {
+	/* an invalid structure is a refusal, as an unread value is */
+	r = dojo_program_validate_structure(p) < 0 ? DOJO_REFUSED : DOJO_DONE;
+	if (r == DOJO_DONE && array) {
 		arrays = calloc(p->decls->narr, sizeof *arrays);
 		if (!arrays) {
 			dojo_program_free(p);
@@ -133,11 +135,11 @@ check_result(dojo_legality *mv, const struct dojo_action *a, const char *array)
 		r = dojo_deps_check_reads_of(p, arrays);
 		free(arrays);
 	}
-	if (r == -2) {
+	if (r == DOJO_FAILED) {
 		dojo_program_free(p);
 		return -1;	/* not decided (dojo_legality_check) */
 	}
-	if (r < 0) {
+	if (r == DOJO_REFUSED) {
 		/* drop the FILE:LINE:COL: of the generated text */
 		m = dojo_error_last();
 		colon = strstr(m, ": ");

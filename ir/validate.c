@@ -165,7 +165,7 @@ int
 dojo_program_validate(dojo_program *prog)
 {
 	if (dojo_program_validate_structure(prog) < 0 ||
-	    dojo_deps_check_reads(prog) < 0)
+	    dojo_deps_check_reads(prog) != DOJO_DONE)
 		return -1;
 	return check_folds(prog);
 }

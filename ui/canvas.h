@@ -37,26 +37,28 @@ typedef struct dojo_canvas dojo_canvas;
 /* The cells the whole layout takes at 1:1 (DOJO_CANVAS_CELL_W by
  * DOJO_CANVAS_CELL_H points a cell): a measure of the layout, here as
  * the cells are the canvas's. */
-void dojo_layout_cells(int *width, int *height, const dojo_layout *layout);
+void dojo_layout_cells(int *width, int *height,
+    __dojo_keep const dojo_layout *layout);
 
 /* A blank canvas of "width" x "height" cells; NULL with the last error
  * set. */
 __dojo_give dojo_canvas *dojo_canvas_new(int width, int height);
 void dojo_canvas_free(__dojo_take dojo_canvas *canvas);
-int dojo_canvas_width(const dojo_canvas *canvas);
-int dojo_canvas_height(const dojo_canvas *canvas);
+int dojo_canvas_width(__dojo_keep const dojo_canvas *canvas);
+int dojo_canvas_height(__dojo_keep const dojo_canvas *canvas);
 /* Clear "canvas" and draw "layout" on it as "view" says: cluster frames,
  * then edges, nodes, arrowheads and labels. */
-void dojo_canvas_draw(dojo_canvas *canvas, const dojo_layout *layout,
-    const struct dojo_canvas_view *view);
+void dojo_canvas_draw(__dojo_keep dojo_canvas *canvas,
+    __dojo_keep const dojo_layout *layout,
+    __dojo_keep const struct dojo_canvas_view *view);
 /* Row-major arrays of width * height cells: the code points, the
  * DOJO_CELL_ flags, and the element shown (0 none, i + 1 node i,
  * -(i + 1) edge i). */
-const uint32_t *dojo_canvas_chars(const dojo_canvas *canvas);
-const uint8_t *dojo_canvas_attrs(const dojo_canvas *canvas);
-const int *dojo_canvas_owners(const dojo_canvas *canvas);
+const uint32_t *dojo_canvas_chars(__dojo_keep const dojo_canvas *canvas);
+const uint8_t *dojo_canvas_attrs(__dojo_keep const dojo_canvas *canvas);
+const int *dojo_canvas_owners(__dojo_keep const dojo_canvas *canvas);
 /* The canvas as UTF-8 lines, trailing blanks and blank last lines left
  * out (malloc'ed; NULL with the last error set). */
-char *dojo_canvas_text(const dojo_canvas *canvas);
+char *dojo_canvas_text(__dojo_keep const dojo_canvas *canvas);
 
 #endif

@@ -20,7 +20,7 @@ struct dojo_explore_options {
 };
 
 /* Run the explorer; an exit status. */
-int dojo_explore(const struct dojo_explore_options *opt);
+int dojo_explore(__dojo_keep const struct dojo_explore_options *opt);
 
 /* Everything below is private to ui/. */
 

@@ -64,17 +64,18 @@ extern const struct dojo_command dojo_command_script;
 
 /* Report the core's last error, or a usage error, on stderr. */
 int dojo_command_fail(void);
-int dojo_command_usage(const struct dojo_command *cmd, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-void dojo_command_print_help(FILE *out, const struct dojo_command *cmd);
+int dojo_command_usage(__dojo_keep const struct dojo_command *cmd,
+    const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void dojo_command_print_help(FILE *out,
+    __dojo_keep const struct dojo_command *cmd);
 /* The one-line summary of "cmd": its own, or its verb's. */
-const char *dojo_command_summary(const struct dojo_command *cmd);
+const char *dojo_command_summary(__dojo_keep const struct dojo_command *cmd);
 /* Write "text" to the file "path", or to stdout when "path" is NULL; 0
  * or -1 with the last error set. */
 int dojo_command_write(const char *path, const char *text);
 /* The usage error for getopt's answer "c" (':' a missing value, else an
  * unknown option). */
-int dojo_command_bad_option(const struct dojo_command *cmd, int c,
+int dojo_command_bad_option(__dojo_keep const struct dojo_command *cmd, int c,
     char **argv);
 
 /* The most options a command takes (tune has 19). */
@@ -94,23 +95,26 @@ struct dojo_option_parser {
 #define DOJO_OPTION_STOP (-2)
 
 /* Start "out" on the options of "cmd" and reset getopt for a new argv. */
-void dojo_option_parser_init(struct dojo_option_parser *out,
-    const struct dojo_command *cmd);
+void dojo_option_parser_init(__dojo_keep struct dojo_option_parser *out,
+    __dojo_keep const struct dojo_command *cmd);
 /* The next option of "argv" as getopt_long answers: its key (optarg
  * holds its value), 'h' for --help, ':' for a missing value, '?' for an
  * unknown option, -1 after the last (optind is the first operand). */
-int dojo_option_next(struct dojo_option_parser *p, int argc, char **argv);
+int dojo_option_next(__dojo_keep struct dojo_option_parser *p, int argc,
+    char **argv);
 /* The same, with --help printed and a missing value or an unknown option
  * reported here: the next option's key, -1 after the last, or
  * DOJO_OPTION_STOP with the exit status in p->status. */
-int dojo_option_end(struct dojo_option_parser *p, int argc, char **argv);
+int dojo_option_end(__dojo_keep struct dojo_option_parser *p, int argc,
+    char **argv);
 /* The synopsis of "cmd" after its name on "out": one line when "indent"
  * is 0, else wrapped at 80 columns with lines after the first indented
  * by "indent". */
-void dojo_option_print_synopsis(FILE *out, const struct dojo_command *cmd,
-    int indent);
+void dojo_option_print_synopsis(FILE *out,
+    __dojo_keep const struct dojo_command *cmd, int indent);
 /* The list of the operands and options of "cmd", aligned, on "out". */
-void dojo_option_print_list(FILE *out, const struct dojo_command *cmd);
+void dojo_option_print_list(FILE *out,
+    __dojo_keep const struct dojo_command *cmd);
 
 /* The session of a command: "dir" (--session), or "file".session when
  * "file" is given, or the current directory when it is a session.  With
@@ -118,7 +122,7 @@ void dojo_option_print_list(FILE *out, const struct dojo_command *cmd);
  * missing (if "create"), and moved to prog's state, which must be one of
  * its states.  NULL with the last error set. */
 struct dojo_session;
-struct dojo_session *dojo_session_at(const char *dir, const char *file,
-    dojo_program *prog, bool create);
+__dojo_give struct dojo_session *dojo_session_at(const char *dir,
+    const char *file, __dojo_keep dojo_program *prog, bool create);
 
 #endif

@@ -38,7 +38,7 @@ struct dojo_graph_options {
  * the accesses, scopes as nested clusters "cluster_ADDRESS".  NULL with
  * the last error set. */
 __dojo_give Agraph_t *dojo_graph_deps(__dojo_keep dojo_program *prog,
-    const struct dojo_graph_options *opt);
+    __dojo_keep const struct dojo_graph_options *opt);
 void dojo_graph_free(__dojo_take Agraph_t *g);
 
 /* The exploration tree of session "s": a node per state (named by its
@@ -47,7 +47,7 @@ void dojo_graph_free(__dojo_take Agraph_t *g);
  * "failed" for a failed measurement), the current state highlighted, an
  * edge from each parent to its children.  NULL with the last error set. */
 struct dojo_session;
-__dojo_give Agraph_t *dojo_graph_history(struct dojo_session *s);
+__dojo_give Agraph_t *dojo_graph_history(__dojo_keep struct dojo_session *s);
 
 /* Mark a node or edge highlighted (the "highlight" attribute, a thick
  * pen). */
@@ -67,9 +67,11 @@ void dojo_graph_cleanup(void);
 enum dojo_graph_format { DOJO_GRAPH_DOT, DOJO_GRAPH_SVG, DOJO_GRAPH_PNG };
 
 /* "dot" (or "gv"), "svg", "png".  0, or -1 with the last error set. */
-int dojo_graph_format_parse(enum dojo_graph_format *out, const char *name);
+int dojo_graph_format_parse(enum dojo_graph_format *out,
+    const char *name);
 /* The format named by the extension of "path". */
-int dojo_graph_format_of_path(enum dojo_graph_format *out, const char *path);
+int dojo_graph_format_of_path(enum dojo_graph_format *out,
+    const char *path);
 /* "g" in "format" (DOT: the graph as built, without layout; SVG, PNG:
  * laid out with dot), in a malloc'ed buffer of "*len" bytes. */
 int dojo_graph_render(char **out, size_t *len, Agraph_t *g,

@@ -46,21 +46,23 @@ struct dojo_layout_cluster {
  * set. */
 __dojo_give dojo_layout *dojo_layout_new(__dojo_keep Agraph_t *g);
 void dojo_layout_free(__dojo_take dojo_layout *layout);
-double dojo_layout_width(const dojo_layout *layout);
-double dojo_layout_height(const dojo_layout *layout);
-int dojo_layout_n_nodes(const dojo_layout *layout);
-const struct dojo_layout_node *dojo_layout_node(const dojo_layout *layout,
-    int i);
-int dojo_layout_n_edges(const dojo_layout *layout);
-const struct dojo_layout_edge *dojo_layout_edge(const dojo_layout *layout,
-    int i);
-int dojo_layout_n_clusters(const dojo_layout *layout);
+double dojo_layout_width(__dojo_keep const dojo_layout *layout);
+double dojo_layout_height(__dojo_keep const dojo_layout *layout);
+int dojo_layout_n_nodes(__dojo_keep const dojo_layout *layout);
+const struct dojo_layout_node *dojo_layout_node(
+    __dojo_keep const dojo_layout *layout, int i);
+int dojo_layout_n_edges(__dojo_keep const dojo_layout *layout);
+const struct dojo_layout_edge *dojo_layout_edge(
+    __dojo_keep const dojo_layout *layout, int i);
+int dojo_layout_n_clusters(__dojo_keep const dojo_layout *layout);
 const struct dojo_layout_cluster *dojo_layout_cluster(
-    const dojo_layout *layout, int i);
+    __dojo_keep const dojo_layout *layout, int i);
 /* The index of the node named "name", or -1. */
-int dojo_layout_find(const dojo_layout *layout, const char *name);
+int dojo_layout_find(__dojo_keep const dojo_layout *layout, const char *name);
 /* Change the highlight of node "i" (edge "i" for the second). */
-void dojo_layout_highlight_node(dojo_layout *layout, int i, bool on);
-void dojo_layout_highlight_edge(dojo_layout *layout, int i, bool on);
+void dojo_layout_highlight_node(__dojo_keep dojo_layout *layout, int i,
+    bool on);
+void dojo_layout_highlight_edge(__dojo_keep dojo_layout *layout, int i,
+    bool on);
 
 #endif

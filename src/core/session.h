@@ -63,18 +63,18 @@ __dojo_give dojo_session *dojo_session_open(const char *dir);
  * "start"; "source" (may be NULL) names the kernel file in the first
  * commit's message. */
 __dojo_give dojo_session *dojo_session_create(const char *dir,
-    dojo_program *start, const char *source);
+    __dojo_keep dojo_program *start, const char *source);
 void dojo_session_free(__dojo_take dojo_session *s);
 
-const char *dojo_session_dir(dojo_session *s);
+const char *dojo_session_dir(__dojo_keep dojo_session *s);
 /* The current state's program (owned by the session; valid until the
  * next call that moves the session). */
-dojo_program *dojo_session_program(dojo_session *s);
+__dojo_keep dojo_program *dojo_session_program(__dojo_keep dojo_session *s);
 /* The current commit, the current branch ("" if none), the start's
  * program (owned by the session). */
-const char *dojo_session_head(dojo_session *s);
-const char *dojo_session_branch(dojo_session *s);
-dojo_program *dojo_session_start(dojo_session *s);
+const char *dojo_session_head(__dojo_keep dojo_session *s);
+const char *dojo_session_branch(__dojo_keep dojo_session *s);
+__dojo_keep dojo_program *dojo_session_start(__dojo_keep dojo_session *s);
 
 /* What a step did. */
 struct dojo_session_step {
@@ -93,56 +93,64 @@ struct dojo_session_step {
  * "NAME-3", ... after the current branch's name).  When a child of the
  * current commit already holds that state, the session moves to it.
  * "m" (may be NULL) is the new state's measurement. */
-int dojo_session_step(dojo_session *s, const char *action, dojo_program *next,
-    const struct dojo_session_measurement *m, struct dojo_session_step *out);
+int dojo_session_step(__dojo_keep dojo_session *s, const char *action,
+    __dojo_keep dojo_program *next,
+    __dojo_keep const struct dojo_session_measurement *m,
+    __dojo_keep struct dojo_session_step *out);
 /* Parse, check and apply "action" to the current state for "target"
  * ("c"), then record it as above: DOJO_REFUSED when the action does not
  * parse or is not legal, DOJO_FAILED when it could not be decided or
  * recorded (the reason as the last error either way). */
-enum dojo_result dojo_session_apply(dojo_session *s, const char *action,
-    const char *target, struct dojo_session_step *out);
+enum dojo_result dojo_session_apply(__dojo_keep dojo_session *s,
+    const char *action, const char *target,
+    __dojo_keep struct dojo_session_step *out);
 
 /* Move to the parent (the child stays reachable); to the child towards
  * the current branch's tip; to any revision ("HEAD~2", a branch, a tag,
  * a commit id or its prefix).  A branch name makes it current.
  * DOJO_REFUSED when there is nowhere to go (the start, no child or
  * several, no such state), DOJO_FAILED when git failed. */
-enum dojo_result dojo_session_undo(dojo_session *s);
-enum dojo_result dojo_session_redo(dojo_session *s);
-enum dojo_result dojo_session_jump(dojo_session *s, const char *rev);
+enum dojo_result dojo_session_undo(__dojo_keep dojo_session *s);
+enum dojo_result dojo_session_redo(__dojo_keep dojo_session *s);
+enum dojo_result dojo_session_jump(__dojo_keep dojo_session *s,
+    const char *rev);
 /* Start a branch "name" at the current commit and make it current:
  * DOJO_REFUSED for a name that is not valid or taken. */
-enum dojo_result dojo_session_branch_create(dojo_session *s,
+enum dojo_result dojo_session_branch_create(__dojo_keep dojo_session *s,
     const char *name);
 /* Point the branch "name" (made if missing) at the current commit and
  * make it current (players use it to keep their branch on their path
  * when a step reaches a commit made before). */
-enum dojo_result dojo_session_branch_set(dojo_session *s, const char *name);
+enum dojo_result dojo_session_branch_set(__dojo_keep dojo_session *s,
+    const char *name);
 
 /* Attach measurement "m" to "commit" (NULL: the current one), and move
  * the tag best/TARGET when its speedup beats the best so far. */
-int dojo_session_record(dojo_session *s, const char *commit,
-    const struct dojo_session_measurement *m);
+int dojo_session_record(__dojo_keep dojo_session *s, const char *commit,
+    __dojo_keep const struct dojo_session_measurement *m);
 /* Measure "commit" (NULL: current) and the start for opt->run.target,
  * through the measurement database, and record it.  "out" may be NULL. */
-int dojo_session_measure(dojo_session *s, const char *commit,
-    const struct dojo_measure_options *opt,
-    struct dojo_session_measurement *out);
+int dojo_session_measure(__dojo_keep dojo_session *s, const char *commit,
+    __dojo_keep const struct dojo_measure_options *opt,
+    __dojo_keep struct dojo_session_measurement *out);
 /* Measure the start for opt->run.target through the database; record it
  * on the first commit (speedup 1) if that has no measurement yet.  The
  * start's median into "start_ns" (0 when it failed). */
-int dojo_session_measure_start(dojo_session *s,
-    const struct dojo_measure_options *opt, double *start_ns);
+int dojo_session_measure_start(__dojo_keep dojo_session *s,
+    __dojo_keep const struct dojo_measure_options *opt, double *start_ns);
 /* Fill "out" from a measurement of the database, with speedup
  * "start_ns / m->median_ns" when the start's time is known. */
-void dojo_session_measurement_from(struct dojo_session_measurement *out,
-    const struct dojo_measurement *m, const char *target, double start_ns);
+void dojo_session_measurement_from(
+    __dojo_keep struct dojo_session_measurement *out,
+    __dojo_keep const struct dojo_measurement *m, const char *target,
+    double start_ns);
 
 /* Every commit of the session, parents before children, children in the
  * order they were made; "fn" stops the walk with a non-zero return. */
 typedef int (*dojo_session_fn)(const struct dojo_session_entry *e,
     void *payload);
-int dojo_session_walk(dojo_session *s, dojo_session_fn fn, void *payload);
+int dojo_session_walk(__dojo_keep dojo_session *s, dojo_session_fn fn,
+    void *payload);
 /* The tree of states as rows to draw, depth first from the start,
  * children in the order they were made: each row an entry and the
  * ASCII drawing before it ("|-", "`-" before a child, "| " and "  " for
@@ -151,23 +159,24 @@ struct dojo_session_row {
 	struct dojo_session_entry e;
 	char prefix[2 * 48 + 1];	/* deeper levels are cut */
 };
-int dojo_session_rows(dojo_session *s, struct dojo_session_row **out,
-    int *n);
+int dojo_session_rows(__dojo_keep dojo_session *s,
+    __dojo_keep struct dojo_session_row **out, int *n);
 /* One commit ("rev" as for jump; NULL: current). */
-int dojo_session_entry(dojo_session *s, const char *rev,
-    struct dojo_session_entry *out);
+int dojo_session_entry(__dojo_keep dojo_session *s, const char *rev,
+    __dojo_keep struct dojo_session_entry *out);
 /* The program of a revision. */
-__dojo_give dojo_program *dojo_session_program_at(dojo_session *s,
+__dojo_give dojo_program *dojo_session_program_at(__dojo_keep dojo_session *s,
     const char *rev);
 /* The actions from the start to "rev", in order: a NULL-terminated array
  * of strings to free with dojo_session_path_free. */
-char **dojo_session_path(dojo_session *s, const char *rev);
+char **dojo_session_path(__dojo_keep dojo_session *s, const char *rev);
 void dojo_session_path_free(char **path);
 /* The commit holding state "state" ("" if none), preferring the current
  * commit, then its ancestors. */
-int dojo_session_find_state(dojo_session *s, const char *state,
+int dojo_session_find_state(__dojo_keep dojo_session *s, const char *state,
     char commit[41]);
 /* The best commit for "target" (tag best/TARGET), or -1 if none. */
-int dojo_session_best(dojo_session *s, const char *target, char commit[41]);
+int dojo_session_best(__dojo_keep dojo_session *s, const char *target,
+    char commit[41]);
 
 #endif

@@ -45,33 +45,34 @@ struct dojo_session {
 /* Set the last error to "what" and libgit2's last message; returns -1. */
 int dojo_session_git_error(const char *what);
 /* Take and release the session's lock (they nest). */
-int dojo_session_lock(dojo_session *s);
-void dojo_session_unlock(dojo_session *s);
+int dojo_session_lock(__dojo_keep dojo_session *s);
+void dojo_session_unlock(__dojo_keep dojo_session *s);
 /* Bring the session up to date with the repository. */
-int dojo_session_refresh(dojo_session *s);
+int dojo_session_refresh(__dojo_keep dojo_session *s);
 /* Resolve "rev" (NULL: the current commit) to a commit of the session. */
-int dojo_session_resolve(git_oid *out, dojo_session *s, const char *rev);
+int dojo_session_resolve(git_oid *out, __dojo_keep dojo_session *s,
+    const char *rev);
 /* The signature of the commits and notes the session writes. */
-int dojo_session_signature(git_signature **out, dojo_session *s);
+int dojo_session_signature(git_signature **out, __dojo_keep dojo_session *s);
 /* After a write: index commit "id" (may be NULL), note the references. */
-int dojo_session_index_own(dojo_session *s, const git_oid *id);
+int dojo_session_index_own(__dojo_keep dojo_session *s, const git_oid *id);
 /* The index of the first commit, or -1. */
-int dojo_session_root_index(dojo_session *s);
+int dojo_session_root_index(__dojo_keep dojo_session *s);
 /* The program held by "commit". */
-__dojo_give dojo_program *dojo_session_read_program(dojo_session *s,
+__dojo_give dojo_program *dojo_session_read_program(__dojo_keep dojo_session *s,
     const git_oid *commit);
 /* "e" for the commit of index "i". */
-void dojo_session_fill_entry(dojo_session *s, int i,
-    struct dojo_session_entry *e);
+void dojo_session_fill_entry(__dojo_keep dojo_session *s, int i,
+    __dojo_keep struct dojo_session_entry *e);
 
 /* The measurements (session_measure.c): "m" as the text of a note or of
  * the measurement file (NULL: unmeasured); the measurement of "commit";
  * the tag best/TARGET moved to "commit" if "m" beats it. */
-void dojo_session_format_measurement(struct dojo_strbuf *sb,
-    const struct dojo_session_measurement *m);
-void dojo_session_read_measurement(dojo_session *s, const git_oid *commit,
-    struct dojo_session_measurement *m);
-int dojo_session_update_best(dojo_session *s, const git_oid *commit,
-    const struct dojo_session_measurement *m);
+void dojo_session_format_measurement(__dojo_keep struct dojo_strbuf *sb,
+    __dojo_keep const struct dojo_session_measurement *m);
+void dojo_session_read_measurement(__dojo_keep dojo_session *s,
+    const git_oid *commit, __dojo_keep struct dojo_session_measurement *m);
+int dojo_session_update_best(__dojo_keep dojo_session *s, const git_oid *commit,
+    __dojo_keep const struct dojo_session_measurement *m);
 
 #endif

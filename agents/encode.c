@@ -3,6 +3,7 @@
 #include "agents/encode.h"
 #include "src/util/error.h"
 #include "src/core/env.h"
+#include "ir/flag.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -172,7 +173,7 @@ walk_parallel(struct walk *w, int depth)
 	int d;
 
 	for (d = 0; d < depth && d < DOJO_MAX_DEPTH; d++) {
-		if (w->flags[d] == 'p') {
+		if (w->flags[d] == DOJO_FLAG_PARALLEL) {
 			w->v[21] += 1;
 			w->v[24] += (float)(entries / 16);
 			w->v[25] += (float)(log2((double)w->sizes[d]) / 8);
@@ -185,9 +186,8 @@ walk_parallel(struct walk *w, int depth)
 static void
 walk_node(struct walk *w, dojo_node *node, int depth)
 {
-	const char *flags = "uvpgbw";
 	double work = 0;
-	int i;
+	int i, f;
 
 	if (dojo_node_kind(node) == DOJO_OP) {
 		w->nops++;
@@ -198,9 +198,9 @@ walk_node(struct walk *w, dojo_node *node, int depth)
 		w->work_log += work;
 		if (depth > 0) {
 			w->inner_log += log2((double)w->sizes[depth - 1]);
-			if (w->flags[depth - 1] == 'v')
+			if (w->flags[depth - 1] == DOJO_FLAG_VECTOR)
 				w->v[20] += 1;
-			if (w->flags[depth - 1] == 'u')
+			if (w->flags[depth - 1] == DOJO_FLAG_UNROLL)
 				w->v[23] += 1;
 		}
 		walk_parallel(w, depth);
@@ -209,12 +209,11 @@ walk_node(struct walk *w, dojo_node *node, int depth)
 	w->nscopes++;
 	if (depth + 1 > w->maxdepth)
 		w->maxdepth = depth + 1;
-	if (dojo_node_flag(node)) {
-		const char *f = strchr(flags, dojo_node_flag(node));
-
-		if (f)
-			w->v[4 + (f - flags)] += 1;
-	}
+	/* the counts of the flags u v p g b w, in slots 4 to 9: the order of
+	 * their table */
+	f = dojo_flag_index(dojo_node_flag(node));
+	if (f >= 0)
+		w->v[4 + f] += 1;
 	if (depth < DOJO_MAX_DEPTH) {
 		w->sizes[depth] = dojo_node_size(node);
 		w->flags[depth] = dojo_node_flag(node);

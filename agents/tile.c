@@ -30,6 +30,7 @@
  */
 #include "config.h"
 #include "agents/agent.h"
+#include "ir/flag.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -264,8 +265,8 @@ tiled(struct walk *wk, int m, uint64_t spatial, int w)
 	int d;
 
 	for (d = 0; d < m; d++)
-		if (dojo_node_flag(wk->scopes[d]) == 'u' ||
-		    dojo_node_flag(wk->scopes[d]) == 'v')
+		if (dojo_node_flag(wk->scopes[d]) == DOJO_FLAG_UNROLL ||
+		    dojo_node_flag(wk->scopes[d]) == DOJO_FLAG_VECTOR)
 			return true;
 	return w == m - 1 && dojo_node_size(wk->scopes[w]) <= 32 &&
 	    (~spatial & (((uint64_t)1 << w) - 1)) != 0;

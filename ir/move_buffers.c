@@ -26,7 +26,8 @@ reg_violation(struct scan *sc, struct dojo_access *acc, bool write)
 	for (i = 0; i < acc->nidx; i++)
 		for (j = 0; j < acc->idx[i].n; j++) {
 			d = acc->idx[i].t[j].d;
-			if (sc->chain[d]->flag != 'u' || sc->chain[d] == c->clear)
+			if (sc->chain[d]->flag != DOJO_FLAG_UNROLL ||
+			    sc->chain[d] == c->clear)
 				return 1;
 		}
 	return 0;

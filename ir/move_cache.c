@@ -210,8 +210,9 @@ cache_check(dojo_legality *mv, const struct dojo_action *a)
 		return refuse(a, "the box of %llu elements is over the "
 		    "register budget of %lld", (unsigned long long)count,
 		    (long long)mv->machine->reg_elems);
-	if (ancestor_flag(mv->prog, a->path, a->npath + 1, "v") &&
-	    a->npath > 1 && node_at(mv->prog, a->path, a->npath - 1)->flag == 'v')
+	if (under_flag(mv->prog, a->path, a->npath + 1, DOJO_FLAG_VECTOR) &&
+	    a->npath > 1 &&
+	    node_at(mv->prog, a->path, a->npath - 1)->flag == DOJO_FLAG_VECTOR)
 		return refuse(a, "the copies cannot go inside a vector scope");
 	/* the result must be a valid program (reads of the copy, registers) */
 	if (a->loc == DOJO_REG)
@@ -389,11 +390,11 @@ cache_build(dojo_legality *mv, const struct dojo_action *a, int copy_in,
 	}
 	if (need_in)
 		repl[n++] = copy_nest(&bx, bx.array, cc.to, bx.p, true,
-		    loc == DOJO_REG ? 'u' : 0, perm);
+		    loc == DOJO_REG ? DOJO_FLAG_UNROLL : 0, perm);
 	repl[n++] = body;
 	if (bx.writes)
 		repl[n++] = copy_nest(&bx, bx.array, cc.to, bx.p, false,
-		    loc == DOJO_REG ? 'u' : 0, perm);
+		    loc == DOJO_REG ? DOJO_FLAG_UNROLL : 0, perm);
 	for (i = 0; i < n; i++)
 		if (!repl[i]) {
 			while (n--)

@@ -13,7 +13,7 @@
  */
 
 /* The flag of the nearest enclosing scope flagged with one of "flags". */
-char
+static char
 ancestor_flag(dojo_program *prog, const int *path, int n, const char *flags)
 {
 	struct dojo_node *s;
@@ -25,6 +25,15 @@ ancestor_flag(dojo_program *prog, const int *path, int n, const char *flags)
 			return s->flag;
 	}
 	return 0;
+}
+
+/* Whether a scope around the node at "path" has the flag "flag". */
+bool
+under_flag(dojo_program *prog, const int *path, int n, char flag)
+{
+	const char set[2] = { flag, '\0' };
+
+	return ancestor_flag(prog, path, n, set) != 0;
 }
 
 static bool
@@ -122,81 +131,93 @@ check_threads_deps(dojo_legality *mv, const struct dojo_action *a,
 	return r;
 }
 
+/* Refuse "a" unless a scope around the one at "path" has a flag that
+ * "fl" needs there. */
+static int
+check_needs(dojo_legality *mv, const struct dojo_action *a, const int *path,
+    int n, const struct dojo_flag *fl)
+{
+	if (fl->needs && !ancestor_flag(mv->prog, path, n, fl->needs))
+		return refuse(a, "%s", fl->needs_why);
+	return 0;
+}
+
+/* Refuse "a" at the first rule of nesting of "fl" (ir/flag.c) that the
+ * scope "s" at "path" would break. */
+static int
+check_nesting(dojo_legality *mv, const struct dojo_action *a,
+    const int *path, int n, const struct dojo_node *s,
+    const struct dojo_flag *fl)
+{
+	const struct dojo_flag_rule *r;
+
+	for (r = fl->rules; r < fl->rules + DOJO_FLAG_MAX_RULES && r->why; r++)
+		if ((r->above && ancestor_flag(mv->prog, path, n, r->above)) ||
+		    (r->below && descendant_flag(s, r->below)))
+			return refuse(a, "%s", r->why);
+	return 0;
+}
+
 /* Whether the scope "s" at "path" may carry flag "f" (its own flag, if
- * any, aside); "a" names the move in the refusal. */
+ * any, aside); "a" names the move in the refusal.  Each flag asks its
+ * questions in its order, which decides the refusal when several would
+ * refuse. */
 static int
 flag_legal(dojo_legality *mv, const struct dojo_action *a, const int *path,
     int n, const struct dojo_node *s, char f)
 {
+	const struct dojo_flag *fl = dojo_flag_find(f);
 	struct dojo_dep_query q = { 0 };
 	int i;
 
+	if (!fl)
+		return 0;
 	q.kind = DOJO_DEP_CARRIED;
 	q.level = n - 1;
 	q.src_path = q.dst_path = path;
 	q.src_len = q.dst_len = n;
 	switch (f) {
-	case 'u':
+	case DOJO_FLAG_UNROLL:
 		if (s->size > UNROLL_MAX)
 			return refuse(a, "size %lld is over %d (split it "
 			    "first)", (long long)s->size, UNROLL_MAX);
-		if (nested_product(mv->prog, path, n, s, "u") >
+		if (nested_product(mv->prog, path, n, s, fl->shares) >
 		    DOJO_UNROLL_COPIES)
 			return refuse(a, "the unrolled scopes around and inside "
 			    "would copy a body over %d times", DOJO_UNROLL_COPIES);
-		if (descendant_flag(s, "p"))
-			return refuse(a, "a parallel scope inside would start "
-			    "its threads once a copy");
-		return 0;
-	case 'v':
+		return check_nesting(mv, a, path, n, s, fl);
+	case DOJO_FLAG_VECTOR:
 		for (i = 0; i < s->n; i++)
 			if (s->kids[i]->kind == DOJO_SCOPE)
 				return refuse(a, "the scope is not innermost");
 		q.skip_invariant_chains = true;
 		return check_deps(mv, a, &q, "the scope carries");
-	case 'p':
-		if (ancestor_flag(mv->prog, path, n, "p") ||
-		    descendant_flag(s, "p"))
-			return refuse(a, "a parallel scope may not nest in "
-			    "another");
-		if (ancestor_flag(mv->prog, path, n, "u"))
-			return refuse(a, "a parallel scope inside an unrolled "
-			    "one would start its threads once a copy");
-		if (ancestor_flag(mv->prog, path, n, "vgbw") ||
-		    descendant_flag(s, "gbw"))
-			return refuse(a, "a parallel scope cannot go inside a "
-			    "vector scope, nor around or inside GPU scopes");
+	case DOJO_FLAG_PARALLEL:
+		if (check_nesting(mv, a, path, n, s, fl) < 0)
+			return -1;
 		return check_threads_deps(mv, a, &q, path, n);
-	case 'g':
-		if (ancestor_flag(mv->prog, path, n, "bwp"))
-			return refuse(a, "a grid scope must be outside the "
-			    "block and warp scopes, and not in a parallel one");
+	case DOJO_FLAG_GRID:
+		if (check_nesting(mv, a, path, n, s, fl) < 0)
+			return -1;
 		if (s->size > 2147483647)
 			return refuse(a, "size over the grid limit");
 		return check_threads_deps(mv, a, &q, path, n);
-	case 'b':
-		if (!ancestor_flag(mv->prog, path, n, "g"))
-			return refuse(a, "a block scope must be inside a grid "
-			    "scope");
-		if (ancestor_flag(mv->prog, path, n, "w") ||
-		    descendant_flag(s, "g"))
-			return refuse(a, "a block scope must be outside the "
-			    "warp scopes and inside the grid scopes");
-		if (nested_product(mv->prog, path, n, s, "bw") > 1024)
+	case DOJO_FLAG_BLOCK:
+		if (check_needs(mv, a, path, n, fl) < 0 ||
+		    check_nesting(mv, a, path, n, s, fl) < 0)
+			return -1;
+		if (nested_product(mv->prog, path, n, s, fl->shares) > 1024)
 			return refuse(a, "over 1024 threads in a block");
 		return check_threads_deps(mv, a, &q, path, n);
-	case 'w':
-		if (!ancestor_flag(mv->prog, path, n, "b"))
-			return refuse(a, "a warp scope must be inside a block "
-			    "scope");
+	case DOJO_FLAG_WARP:
+		if (check_needs(mv, a, path, n, fl) < 0)
+			return -1;
 		if (s->size > 32)
 			return refuse(a, "a warp has 32 lanes, the size is "
 			    "%lld", (long long)s->size);
-		if (ancestor_flag(mv->prog, path, n, "w") ||
-		    descendant_flag(s, "gbw"))
-			return refuse(a, "a warp scope must be the innermost of "
-			    "the GPU scopes");
-		if (nested_product(mv->prog, path, n, s, "bw") > 1024)
+		if (check_nesting(mv, a, path, n, s, fl) < 0)
+			return -1;
+		if (nested_product(mv->prog, path, n, s, fl->shares) > 1024)
 			return refuse(a, "over 1024 threads in a block");
 		return check_threads_deps(mv, a, &q, path, n);
 	}
@@ -221,16 +242,17 @@ annotate_check(dojo_legality *mv, const struct dojo_action *a)
 static int
 flags_hold(dojo_legality *mv, struct dojo_node *node, int *path, int n)
 {
+	const struct dojo_flag *fl;
 	struct dojo_action ann;
-	int i, m;
+	int i;
 
 	if (node->kind != DOJO_SCOPE)
 		return 0;
 	if (node->flag) {
 		memset(&ann, 0, sizeof ann);
-		for (m = 0; m < n_moves; m++)
-			if (moves[m].flag == node->flag)
-				ann.move = &moves[m];
+		fl = dojo_flag_find(node->flag);
+		if (fl)
+			ann.move = find_move(fl->move, strlen(fl->move));
 		memcpy(ann.path, path, sizeof *path * n);
 		ann.npath = n;
 		if (flag_legal(mv, &ann, path, n, node, node->flag) < 0)
@@ -359,7 +381,7 @@ clear_check(dojo_legality *mv, const struct dojo_action *a)
 		return -1;
 	if (!s->flag)
 		return refuse(a, "the scope has no flag");
-	if (s->flag == 'u') {
+	if (s->flag == DOJO_FLAG_UNROLL) {
 		struct reg_ctx rc = { mv->prog, -1, 0, s };
 		struct scan sc;
 
@@ -384,13 +406,11 @@ clear_inverse(struct dojo_action *out, dojo_legality *mv,
     const struct dojo_action *a)
 {
 	struct dojo_node *s = node_at(mv->prog, a->path, a->npath);
-	int i;
+	const struct dojo_flag *fl = dojo_flag_find(s->flag);
 
 	*out = *a;
-	for (i = 0; i < n_moves; i++)
-		if (moves[i].flag == s->flag) {
-			out->move = &moves[i];
-			return 0;
-		}
-	return -1;
+	if (!fl)
+		return -1;
+	out->move = find_move(fl->move, strlen(fl->move));
+	return 0;
 }

@@ -83,17 +83,34 @@ split_check(dojo_legality *mv, const struct dojo_action *a)
 	return 0;
 }
 
+/* Where a split leaves the flag "flag" (ir/flag.c); no flag, outside. */
+static enum dojo_flag_split
+split_of(char flag)
+{
+	const struct dojo_flag *f = dojo_flag_find(flag);
+
+	return f ? f->split : DOJO_SPLIT_OUTER;
+}
+
 /* The flags of the two scopes of a split of a scope flagged "flag". */
 static void
 split_flags(char flag, char *outer, char *inner)
 {
-	*outer = *inner = 0;
-	if (flag == 'v' || flag == 'w')
-		*inner = flag;
-	else if (flag == 'u')
-		*outer = *inner = flag;
-	else
-		*outer = flag;
+	enum dojo_flag_split where = split_of(flag);
+
+	*outer = where != DOJO_SPLIT_INNER ? flag : 0;
+	*inner = where != DOJO_SPLIT_OUTER ? flag : 0;
+}
+
+/* The flag of the scope that joins a scope flagged "outer" and its child
+ * flagged "inner": the inner flag if a split leaves it inside only, else
+ * the outer one, else the inner one. */
+static char
+joined_flag(char outer, char inner)
+{
+	if (split_of(inner) == DOJO_SPLIT_INNER)
+		return inner;
+	return outer ? outer : inner;
 }
 
 dojo_program *
@@ -175,8 +192,7 @@ join_check(dojo_legality *mv, const struct dojo_action *a)
 	c = s->kids[0];
 	/* the flags a split of the joined scope would give back */
 	{
-		char f = c->flag == 'v' || c->flag == 'w' ? c->flag :
-		    s->flag ? s->flag : c->flag, fo, fi;
+		char f = joined_flag(s->flag, c->flag), fo, fi;
 
 		split_flags(f, &fo, &fi);
 		if (fo != s->flag || fi != c->flag)
@@ -207,8 +223,7 @@ join_apply(dojo_legality *mv, const struct dojo_action *a)
 	if (!n)
 		return NULL;
 	n->size = s->size * c->size;
-	n->flag = c->flag == 'v' || c->flag == 'w' ? c->flag :
-	    s->flag ? s->flag : c->flag;
+	n->flag = joined_flag(s->flag, c->flag);
 	n->pos = s->pos;
 	return replace_node(mv->prog, a->path, a->npath, &n, 1);
 }

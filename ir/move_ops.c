@@ -277,8 +277,9 @@ hoist_check(dojo_legality *mv, const struct dojo_action *a)
 		if (scan_tree(&sc, s->kids[i]))
 			return refuse(a, "%s", hc.why);
 	}
-	if (ancestor_flag(mv->prog, a->path, a->npath - 1, "v") ||
-	    (a->npath > 2 && node_at(mv->prog, a->path, a->npath - 2)->flag == 'v'))
+	if (under_flag(mv->prog, a->path, a->npath - 1, DOJO_FLAG_VECTOR) ||
+	    (a->npath > 2 && node_at(mv->prog, a->path, a->npath - 2)->flag ==
+	    DOJO_FLAG_VECTOR))
 		return refuse(a, "inside a vector scope");
 	return 0;
 }

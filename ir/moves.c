@@ -169,19 +169,23 @@ const struct dojo_move moves[] = {
 	  fission_values },
 	{ "reorder", "X", "swap a node with its next sibling", 0, false,
 	  reorder_check, reorder_apply, self_inverse, NULL },
-	{ "unroll", "S", "unroll a scope fully (flag u)", 'u', false,
-	  annotate_check, annotate_apply, annotate_inverse, NULL },
+	{ "unroll", "S", "unroll a scope fully (flag u)", DOJO_FLAG_UNROLL,
+	  false, annotate_check, annotate_apply, annotate_inverse, NULL },
 	{ "vectorize", "S", "run an innermost scope as vector code (flag v)",
-	  'v', false, annotate_check, annotate_apply, annotate_inverse, NULL },
-	{ "parallelize", "S", "run a scope's iterations on CPU threads "
-	  "(flag p)", 'p', false, annotate_check, annotate_apply,
+	  DOJO_FLAG_VECTOR, false, annotate_check, annotate_apply,
 	  annotate_inverse, NULL },
-	{ "gpu-grid", "S", "map a scope to the GPU grid (flag g)", 'g', true,
-	  annotate_check, annotate_apply, annotate_inverse, NULL },
-	{ "gpu-block", "S", "map a scope to GPU block threads (flag b)", 'b',
-	  true, annotate_check, annotate_apply, annotate_inverse, NULL },
-	{ "gpu-warp", "S", "map a scope to the lanes of a warp (flag w)", 'w',
-	  true, annotate_check, annotate_apply, annotate_inverse, NULL },
+	{ "parallelize", "S", "run a scope's iterations on CPU threads "
+	  "(flag p)", DOJO_FLAG_PARALLEL, false, annotate_check,
+	  annotate_apply, annotate_inverse, NULL },
+	{ "gpu-grid", "S", "map a scope to the GPU grid (flag g)",
+	  DOJO_FLAG_GRID, true, annotate_check, annotate_apply,
+	  annotate_inverse, NULL },
+	{ "gpu-block", "S", "map a scope to GPU block threads (flag b)",
+	  DOJO_FLAG_BLOCK, true, annotate_check, annotate_apply,
+	  annotate_inverse, NULL },
+	{ "gpu-warp", "S", "map a scope to the lanes of a warp (flag w)",
+	  DOJO_FLAG_WARP, true, annotate_check, annotate_apply,
+	  annotate_inverse, NULL },
 	{ "clear", "S", "remove a scope's flag", 0, false, clear_check,
 	  clear_apply, clear_inverse, NULL },
 	{ "move", "B L", "change a temporary buffer's location", 0, false,
@@ -342,7 +346,7 @@ dojo_legality_reassociates(dojo_legality *mv, const struct dojo_action *a)
 
 	if (a->move->check == rfactor_check)
 		return true;
-	if (a->move->flag == 'v' && (deps = deps_of(mv))) {
+	if (a->move->flag == DOJO_FLAG_VECTOR && (deps = deps_of(mv))) {
 		/* a vector reduction sums in lanes */
 		q.kind = DOJO_DEP_CARRIED;
 		q.level = a->npath - 1;

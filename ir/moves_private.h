@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "ir/deps.h"
+#include "ir/flag.h"
 #include "ir/program_private.h"
 #include "ir/transform.h"
 
@@ -171,10 +172,8 @@ move_inverse_fn self_inverse;
 move_check_fn annotate_check, clear_check;
 move_apply_fn annotate_apply, clear_apply;
 move_inverse_fn annotate_inverse, clear_inverse;
-/* The flag of the nearest scope around the node at "path" flagged with
- * one of "flags", or 0. */
-char ancestor_flag(dojo_program *prog, const int *path, int n,
-    const char *flags);
+/* Whether a scope around the node at "path" has the flag "flag". */
+bool under_flag(dojo_program *prog, const int *path, int n, char flag);
 /* Refuse "a" when a flag of its result would no longer be legal;
  * "touched" names the buffer or array whose accesses it changes (NULL:
  * any). */

@@ -1,6 +1,7 @@
 /* parse.c: read the .dojo text into a program tree (doc/ir.md sections 1-5) */
 #include "config.h"
 #include "ir/program_private.h"
+#include "ir/flag.h"
 
 #include <ctype.h>
 #include <stdarg.h>
@@ -960,11 +961,11 @@ parse_op_line(struct parser *ps)
 			flag = 0;
 			if (accept(ps, ':')) {
 				skip_space(ps);
-				if (ps->p >= bar || !strchr("uvpgbw", *ps->p))
+				if (ps->p >= bar || !dojo_flag_find(*ps->p))
 					return fail_at(ps, ps->p, "unknown "
-					    "flag '%.*s' (expected u, v, p, g, "
-					    "b or w)", ps->p < bar ? 1 : 0,
-					    ps->p);
+					    "flag '%.*s' (expected %s)",
+					    ps->p < bar ? 1 : 0, ps->p,
+					    dojo_flag_letters());
 				flag = *ps->p++;
 				if (ps->p < bar && isalpha((unsigned char)*ps->p))
 					return fail_at(ps, ps->p, "a scope takes "

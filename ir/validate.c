@@ -2,6 +2,7 @@
 #include "config.h"
 #include "ir/program_private.h"
 #include "ir/deps.h"
+#include "ir/flag.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -93,7 +94,8 @@ check_access(struct dojo_access *acc, bool write, void *payload)
 		if (buf->loc != DOJO_REG)
 			continue;
 		for (j = 0; j < acc->idx[i].n; j++)
-			if (w->chain[acc->idx[i].t[j].d]->flag != 'u')
+			if (w->chain[acc->idx[i].t[j].d]->flag !=
+			    DOJO_FLAG_UNROLL)
 				return fail(w->prog, acc->idx[i].pos, "register "
 				    "buffer '%s' indexed by {%d}, a scope that "
 				    "is not unrolled", buf->name,

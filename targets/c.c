@@ -2,6 +2,7 @@
 #include "config.h"
 #include "targets/c.h"
 #include "ir/deps.h"
+#include "ir/flag.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -592,28 +593,28 @@ emit_node(struct emit *e, dojo_node *node, int depth)
 		return;
 	}
 	flag = dojo_node_flag(node);
-	if (flag == 'p' && has_heap_decls(e, depth + 1)) {
+	if (flag == DOJO_FLAG_PARALLEL && has_heap_decls(e, depth + 1)) {
 		emit_parallel_region(e, node, depth);
 		return;
 	}
-	if (flag == 'p') {
+	if (flag == DOJO_FLAG_PARALLEL) {
 		indent(e);
 		dojo_strbuf_puts(e->sb, "#pragma omp parallel for\n");
-	} else if (flag == 'v' && !carries(e, depth, false)) {
+	} else if (flag == DOJO_FLAG_VECTOR && !carries(e, depth, false)) {
 		emit_simd(e, node, depth);
 		return;
-	} else if (flag == 'v' && !carries(e, depth, true) &&
+	} else if (flag == DOJO_FLAG_VECTOR && !carries(e, depth, true) &&
 	    vector_reductions(e, node, depth)) {
 		return;
-	} else if (flag == 'u' && e->copies <= DOJO_UNROLL_COPIES /
-	    dojo_node_size(node)) {
+	} else if (flag == DOJO_FLAG_UNROLL &&
+	    e->copies <= DOJO_UNROLL_COPIES / dojo_node_size(node)) {
 		int64_t around = e->copies;
 
 		e->copies *= dojo_node_size(node);
 		emit_unrolled(e, node, depth);
 		e->copies = around;
 		return;
-	} else if (flag == 'u') {
+	} else if (flag == DOJO_FLAG_UNROLL) {
 		/* a file may unroll past what the moves allow: a loop */
 		indent(e);
 		dojo_strbuf_printf(e->sb, "/* unroll: over %d copies, a loop "
@@ -719,7 +720,7 @@ place_buffers(struct emit *e)
 		if (n > 0 && dojo_buffer_loc(e->prog, b) == DOJO_HEAP) {
 			for (i = 1; i <= n; i++)
 				if (dojo_node_flag(dojo_program_lookup(e->prog,
-				    c.common, i)) == 'p' &&
+				    c.common, i)) == DOJO_FLAG_PARALLEL &&
 				    dojo_deps_private(e->deps, b, c.common, i))
 					break;
 			n = i <= n ? i : 0;

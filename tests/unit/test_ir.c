@@ -6,7 +6,9 @@
 
 #include "ir/arith.h"
 #include "ir/data.h"
+#include "ir/flag.h"
 #include "ir/interp.h"
+#include "ir/moves_private.h"
 #include "ir/program.h"
 #include "ir/program_private.h"
 #include "src/util/strbuf.h"
@@ -389,6 +391,33 @@ test_divisors(void)
 	CHECK(k == 3 && got[0] == 2 && got[1] == 3 && got[2] == 4);
 }
 
+/* The table of flags agrees with the table of moves: the move of each
+ * flag sets it, and is a GPU move when the flag is a GPU one; the flag of
+ * each annotation is in the table. */
+static void
+test_flag_table(void)
+{
+	const struct dojo_flag *f;
+	const struct dojo_move *m;
+	int i;
+
+	CHECK_STR("u, v, p, g, b or w", dojo_flag_letters());
+	CHECK(dojo_flag_count() == 6);	/* the encoder's six features */
+	CHECK(!dojo_flag_find(0) && !dojo_flag_find('x'));
+	CHECK(dojo_flag_index(0) == -1 && !dojo_flag_at(6));
+	for (i = 0; i < dojo_flag_count(); i++) {
+		f = dojo_flag_at(i);
+		CHECK(dojo_flag_find(f->letter) == f);
+		CHECK(dojo_flag_index(f->letter) == i);
+		m = find_move(f->move, strlen(f->move));
+		CHECK(m && m->flag == f->letter && m->gpu == f->gpu);
+	}
+	for (i = 0; i < dojo_move_count(); i++) {
+		m = find_move(dojo_move_name(i), strlen(dojo_move_name(i)));
+		CHECK(m && (!m->flag || dojo_flag_find(m->flag)));
+	}
+}
+
 static const struct unit_test tests[] = {
 	{ "sha1 of known texts", test_sha1 },
 	{ "state id is git's blob id", test_state_id },
@@ -403,6 +432,7 @@ static const struct unit_test tests[] = {
 	{ "every prefix parses or fails cleanly", test_parse_is_total },
 	{ "a move shares the subtrees it does not change", test_moves_share },
 	{ "divisors of any 63-bit size, smallest first", test_divisors },
+	{ "the flags agree with the moves that set them", test_flag_table },
 	{ NULL, NULL }
 };
 

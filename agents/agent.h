@@ -12,7 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "ir/transform.h"
+#include "ir/moves.h"
 #include "src/core/env.h"
 
 struct dojo_agent_options {

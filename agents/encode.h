@@ -18,7 +18,7 @@
 #define DOJO_ENCODE_H
 
 #include "ir/program.h"
-#include "ir/transform.h"
+#include "ir/moves.h"
 
 #define DOJO_ENCODE_STATE_DIM 96
 #define DOJO_ENCODE_ACTION_DIM 32

@@ -1,6 +1,6 @@
 /* action.c: the text of an action (doc/moves.md, Actions) */
 #include "config.h"
-#include "ir/transform.h"
+#include "ir/moves.h"
 
 #include <errno.h>
 #include <limits.h>

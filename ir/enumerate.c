@@ -1,7 +1,7 @@
 /* enumerate.c: the action set, every candidate action in a stable order
  * (doc/moves.md, The action set) */
 #include "config.h"
-#include "ir/transform.h"
+#include "ir/moves.h"
 
 #include <string.h>
 

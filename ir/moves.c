@@ -1,6 +1,6 @@
 /* moves.c: the table of the moves and the legality context (doc/moves.md) */
 #include "config.h"
-#include "ir/transform.h"
+#include "ir/moves.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -8,7 +8,7 @@
 #include "ir/deps.h"
 #include "ir/flag.h"
 #include "ir/program_private.h"
-#include "ir/transform.h"
+#include "ir/moves.h"
 
 /* The largest scope that unroll takes, and the longest side of the box of
  * a cache in registers (whose copies are unrolled). */

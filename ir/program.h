@@ -82,7 +82,7 @@ enum dojo_node_kind dojo_node_kind(__dojo_keep dojo_node *node);
 int dojo_node_n_children(__dojo_keep dojo_node *node);
 __dojo_keep dojo_node *dojo_node_child(__dojo_keep dojo_node *node, int i);
 int64_t dojo_node_size(__dojo_keep dojo_node *node);
-/* 0 or one of "uvpgbw" */
+/* 0 or the letter of one of the flags of ir/flag.h */
 char dojo_node_flag(__dojo_keep dojo_node *node);
 
 /* Operations, for code generators: the written access, the update and

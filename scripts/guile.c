@@ -26,7 +26,7 @@
 #include "ir/data.h"
 #include "ir/interp.h"
 #include "ir/program.h"
-#include "ir/transform.h"
+#include "ir/moves.h"
 #include "agents/agent.h"
 #include "src/core/env.h"
 #include "targets/measure.h"

@@ -6,7 +6,7 @@
 #include <stdbool.h>
 
 #include "ir/program.h"
-#include "ir/transform.h"
+#include "ir/moves.h"
 #include "src/util/strbuf.h"
 
 struct dojo_target {

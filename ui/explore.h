@@ -8,7 +8,7 @@
 #include <sys/types.h>
 
 #include "ir/program.h"
-#include "ir/transform.h"
+#include "ir/moves.h"
 #include "src/core/session.h"
 
 struct dojo_explore_options {

@@ -2,7 +2,7 @@
 #include "config.h"
 #include "src/cmd/command.h"
 #include "ir/program.h"
-#include "ir/transform.h"
+#include "ir/moves.h"
 #include "targets/measure.h"
 #include "src/core/session.h"
 #include "targets/target.h"

@@ -5,7 +5,7 @@
 #include "src/util/error.h"
 #include "ir/program.h"
 #include "src/util/strbuf.h"
-#include "ir/transform.h"
+#include "ir/moves.h"
 #include "src/core/session.h"
 #include "targets/target.h"
 #include "src/core/verbs.h"

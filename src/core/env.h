@@ -28,7 +28,7 @@
 #include <stdint.h>
 
 #include "ir/program.h"
-#include "ir/transform.h"
+#include "ir/moves.h"
 #include "targets/measure.h"
 
 typedef struct dojo_env dojo_env;

@@ -8,7 +8,7 @@
 #include "src/core/session_private.h"
 #include "src/util/error.h"
 #include "src/util/strbuf.h"
-#include "ir/transform.h"
+#include "ir/moves.h"
 #include "targets/target.h"
 
 #include <errno.h>

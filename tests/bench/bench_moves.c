@@ -6,7 +6,7 @@
 #include "config.h"
 
 #include "ir/program.h"
-#include "ir/transform.h"
+#include "ir/moves.h"
 #include "targets/target.h"
 
 #include <stdio.h>

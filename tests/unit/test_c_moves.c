@@ -8,7 +8,7 @@
 #include "ir/data.h"
 #include "ir/interp.h"
 #include "ir/program.h"
-#include "ir/transform.h"
+#include "ir/moves.h"
 #include "targets/runner.h"
 #include "tests/unit/walk.h"
 #include "targets/target.h"

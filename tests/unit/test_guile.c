@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "ir/program.h"
-#include "ir/transform.h"
+#include "ir/moves.h"
 #include "scripts/guile.h"
 #include "unit.h"
 

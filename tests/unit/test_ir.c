@@ -12,7 +12,7 @@
 #include "ir/program.h"
 #include "ir/program_private.h"
 #include "src/util/strbuf.h"
-#include "ir/transform.h"
+#include "ir/moves.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -10,7 +10,7 @@
 #include "ir/interp.h"
 #include "ir/program.h"
 #include "ir/program_private.h"
-#include "ir/transform.h"
+#include "ir/moves.h"
 #include "tests/unit/walk.h"
 #include "targets/target.h"
 

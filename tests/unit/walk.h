@@ -9,7 +9,7 @@
 
 #include "ir/data.h"
 #include "ir/program.h"
-#include "ir/transform.h"
+#include "ir/moves.h"
 
 /* Actions with the index of their move in the table, in the order they
  * were offered (so the actions of one move are contiguous). */

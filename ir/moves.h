@@ -1,6 +1,7 @@
-/* transform.h: the moves of the game (doc/moves.md) */
-#ifndef DOJO_TRANSFORM_H
-#define DOJO_TRANSFORM_H
+/* moves.h: the moves of the game: the table, actions, the legality
+ * context (doc/moves.md) */
+#ifndef DOJO_MOVES_H
+#define DOJO_MOVES_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -340,24 +340,15 @@ cache_build(dojo_legality *mv, const struct dojo_action *a, int copy_in,
 	struct rewrite rw = { NULL, cache_rewrite, &cc };
 	dojo_program *p = NULL, *withd;
 	char name[DOJO_MAX_NAME + 1];
-	int i, n = 0, k, src;
+	int i, n = 0, src;
 	bool need_in;
 
 	if (cache_box(mv, a, &bx) < 0)
 		return NULL;
 	need_in = copy_in;
 	/* a fresh name: A_c, A_c2, ... (A_p, A_p2 for a pack) */
-	for (k = 1;; k++) {
-		if (k == 1)
-			snprintf(name, sizeof name, "%.*s_%s", DOJO_MAX_NAME - 2,
-			    a->array, suffix);
-		else
-			snprintf(name, sizeof name, "%.*s_%s%d",
-			    DOJO_MAX_NAME - 6, a->array, suffix, k % 10000);
-		if (dojo_program_find_buffer(mv->prog, name) < 0 &&
-		    dojo_program_find_array(mv->prog, name) < 0)
-			break;
-	}
+	fresh_name(name, mv->prog, a->array, suffix, DOJO_MAX_NAME - 2,
+	    DOJO_MAX_NAME - 6);
 	d = decls_copy(mv->prog->decls);
 	if (!d)
 		return NULL;

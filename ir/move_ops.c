@@ -81,18 +81,12 @@ rfactor_apply(dojo_legality *mv, const struct dojo_action *a)
 	struct dojo_buffer *nb;
 	dojo_program *withd, *p = NULL;
 	char name[DOJO_MAX_NAME + 1];
-	int p0 = a->npath - 1, k, pa;
+	int p0 = a->npath - 1, pa;
 	const struct dojo_buffer *xb;
 
 	xb = &mv->prog->decls->buf[mv->prog->decls->arr[op->lhs.array].buffer];
-	for (k = 1;; k++) {
-		snprintf(name, sizeof name, k == 1 ? "%.*s_r" : "%.*s_r%d",
-		    DOJO_MAX_NAME - 8, mv->prog->decls->arr[op->lhs.array].name,
-		    k % 10000);
-		if (dojo_program_find_buffer(mv->prog, name) < 0 &&
-		    dojo_program_find_array(mv->prog, name) < 0)
-			break;
-	}
+	fresh_name(name, mv->prog, mv->prog->decls->arr[op->lhs.array].name,
+	    "r", DOJO_MAX_NAME - 8, DOJO_MAX_NAME - 8);
 	d = decls_copy(mv->prog->decls);
 	if (!d)
 		return NULL;

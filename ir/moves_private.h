@@ -67,6 +67,12 @@ extern const int n_moves;
 
 /* The node at the address "path" ("n" indices), or NULL. */
 struct dojo_node *node_at(dojo_program *prog, const int *path, int n);
+/* The name of a new buffer into "out" (DOJO_MAX_NAME + 1 bytes): the
+ * first of BASE_SUFFIX, BASE_SUFFIX2, BASE_SUFFIX3 ... that names no
+ * buffer or array of "prog", BASE cut to "keep1" characters in the
+ * first, to "keep" in the others. */
+void fresh_name(char *out, dojo_program *prog, const char *base,
+    const char *suffix, int keep1, int keep);
 /* The children of the parent of the node at "path" ("n" >= 1). */
 struct dojo_node **siblings(dojo_program *prog, const int *path, int n,
     int *count);

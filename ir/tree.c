@@ -3,12 +3,32 @@
 #include "config.h"
 #include "ir/moves_private.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 /*
  * Looking up, copying and replacing nodes.
  */
+
+void
+fresh_name(char *out, dojo_program *prog, const char *base,
+    const char *suffix, int keep1, int keep)
+{
+	int k;
+
+	for (k = 1;; k++) {
+		if (k == 1)
+			snprintf(out, DOJO_MAX_NAME + 1, "%.*s_%s", keep1, base,
+			    suffix);
+		else
+			snprintf(out, DOJO_MAX_NAME + 1, "%.*s_%s%d", keep, base,
+			    suffix, k % 10000);
+		if (dojo_program_find_buffer(prog, out) < 0 &&
+		    dojo_program_find_array(prog, out) < 0)
+			return;
+	}
+}
 
 struct dojo_node *
 node_at(dojo_program *prog, const int *path, int n)

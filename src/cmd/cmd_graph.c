@@ -50,7 +50,7 @@ read_args(struct graph_args *a, int argc, char **argv)
 
 	memset(a, 0, sizeof *a);
 	dojo_option_parser_init(&p, cmd);
-	while ((c = dojo_option_next(&p, argc, argv)) != -1) {
+	while ((c = dojo_option_end(&p, argc, argv)) >= 0) {
 		switch (c) {
 		case 'o':
 			a->out = optarg;
@@ -91,12 +91,12 @@ read_args(struct graph_args *a, int argc, char **argv)
 		case 's':
 			a->session = optarg;
 			break;
-		case 'h':
-			dojo_command_print_help(stdout, cmd);
-			exit(0);
-		default:
-			return dojo_command_bad_option(cmd, c, argv);
 		}
+	}
+	if (c == DOJO_OPTION_STOP) {
+		if (p.status == 0)
+			exit(0);	/* after --help */
+		return p.status;
 	}
 	if (a->session && !a->history)
 		return dojo_command_usage(cmd, "--session goes with --history");

@@ -76,7 +76,7 @@ parse_args(struct session_args *a, const struct dojo_command *cmd, int argc,
 
 	memset(a, 0, sizeof *a);
 	dojo_option_parser_init(&p, cmd);
-	while ((c = dojo_option_next(&p, argc, argv)) != -1) {
+	while ((c = dojo_option_end(&p, argc, argv)) >= 0) {
 		switch (c) {
 		case 's':
 			a->session = optarg;
@@ -90,13 +90,10 @@ parse_args(struct session_args *a, const struct dojo_command *cmd, int argc,
 		case 'k':
 			a->keep_going = true;
 			break;
-		case 'h':
-			dojo_command_print_help(stdout, cmd);
-			return 1;
-		default:
-			return -dojo_command_bad_option(cmd, c, argv);
 		}
 	}
+	if (c == DOJO_OPTION_STOP)
+		return p.status ? -p.status : 1;	/* 1: after --help */
 	a->first = optind;
 	return 0;
 }

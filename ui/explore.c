@@ -347,17 +347,19 @@ after_step(struct explorer *ex, const char *what,
 
 /* Carry out the session's verb "name" (src/core/verbs.h) with
  * "operand", then show where it led ("what" names the step): 0, or -1
- * with the reason shown. */
+ * with the reason shown.  A verb that moves in the tree first takes the
+ * session over from a playing agent; a new branch does not. */
 static int
 run_verb(struct explorer *ex, const char *name, const char *operand,
     const char *what)
 {
-	const struct dojo_verb *v = dojo_verb_find(name);
 	struct dojo_session_step st;
 	bool step = strcmp(name, "apply") == 0;
 
-	take_over(ex);
-	if (v->run(ex->session, operand, ex->target, &st) != DOJO_DONE) {
+	if (strcmp(name, "branch") != 0)
+		take_over(ex);
+	if (dojo_verb_run(name, ex->session, operand, ex->target, &st) !=
+	    DOJO_DONE) {
 		ex_message(ex, true, "%s", dojo_error_last());
 		return -1;
 	}
@@ -553,6 +555,10 @@ cmd_redo(struct explorer *ex, const char *args)
 static void
 cmd_checkout(struct explorer *ex, const char *args)
 {
+	if (!*args) {
+		ex_message(ex, true, "checkout: which state? (checkout REV)");
+		return;
+	}
 	run_verb(ex, "checkout", args, "checkout");
 }
 
@@ -754,14 +760,17 @@ cmd_quit(struct explorer *ex, const char *args)
 }
 
 /* The session's verbs first, in the order of their table, their operands
- * and help from it (args and help NULL); then the explorer's own. */
+ * and help from it (args and help NULL) unless the explorer's differ;
+ * then the explorer's own. */
 static const struct ex_command commands[] = {
-	{ "apply", NULL, NULL, cmd_apply },
+	{ "apply", "ACTION", "take a move (the selected one if none given)",
+	    cmd_apply },
 	{ "measure", NULL, NULL, cmd_measure },
 	{ "undo", NULL, NULL, cmd_undo },
 	{ "redo", NULL, NULL, cmd_redo },
 	{ "checkout", NULL, NULL, cmd_checkout },
-	{ "branch", NULL, NULL, cmd_branch },
+	{ "branch", "[NAME]", "start a branch here (or name the current one)",
+	    cmd_branch },
 	{ "log", NULL, NULL, cmd_log },
 	{ "emit", NULL, NULL, cmd_emit },
 	{ "graph", NULL, NULL, cmd_graph },

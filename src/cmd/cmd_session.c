@@ -244,7 +244,7 @@ checkout_run(int argc, char **argv)
 	s = open_session(&a, NULL);
 	if (!s)
 		return dojo_command_fail();
-	if (dojo_verb_find("checkout")->run(s, argv[a.first], NULL, NULL) !=
+	if (dojo_verb_run("checkout", s, argv[a.first], NULL, NULL) !=
 	    DOJO_DONE) {
 		dojo_session_free(s);
 		return dojo_command_fail();
@@ -380,7 +380,7 @@ move_run(const struct dojo_command *cmd, int argc, char **argv)
 	s = open_session(&a, a.first < argc ? argv[a.first] : NULL);
 	if (!s)
 		return dojo_command_fail();
-	r = dojo_verb_find(cmd->verb)->run(s, "", NULL, NULL);
+	r = dojo_verb_run(cmd->verb, s, NULL, NULL, NULL);
 	if (r == DOJO_DONE)
 		say_where(s);
 	dojo_session_free(s);
@@ -460,8 +460,8 @@ branch_run(int argc, char **argv)
 	if (!s)
 		return dojo_command_fail();
 	if (a.first < argc) {
-		rc = dojo_verb_find("branch")->run(s, argv[a.first], NULL,
-		    NULL) == DOJO_DONE ? 0 : -1;
+		rc = dojo_verb_run("branch", s, argv[a.first], NULL, NULL) ==
+		    DOJO_DONE ? 0 : -1;
 		if (rc == 0)
 			say_where(s);
 	} else {

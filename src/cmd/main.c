@@ -93,7 +93,7 @@ dojo_command_summary(const struct dojo_command *cmd)
 	const struct dojo_verb *v = cmd->verb ? dojo_verb_find(cmd->verb) :
 	    NULL;
 
-	return v ? v->summary : cmd->summary;
+	return v ? v->summary : cmd->summary ? cmd->summary : "";
 }
 
 /* The help of "cmd" on "out": its synopsis, its summary, the list of its

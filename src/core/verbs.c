@@ -10,7 +10,7 @@ verb_apply(dojo_session *s, const char *operand, const char *target,
 {
 	struct dojo_session_step st;
 
-	if (!*operand) {
+	if (!operand || !*operand) {
 		dojo_error_set("apply: which move? (apply ACTION)");
 		return DOJO_REFUSED;
 	}
@@ -35,7 +35,7 @@ static enum dojo_result
 verb_checkout(dojo_session *s, const char *operand, const char *target,
     struct dojo_session_step *step)
 {
-	if (!*operand) {
+	if (!operand) {
 		dojo_error_set("checkout: which state? (checkout REV)");
 		return DOJO_REFUSED;
 	}
@@ -48,7 +48,7 @@ static enum dojo_result
 verb_branch(dojo_session *s, const char *operand, const char *target,
     struct dojo_session_step *step)
 {
-	return *operand ? dojo_session_branch_create(s, operand) : DOJO_DONE;
+	return operand ? dojo_session_branch_create(s, operand) : DOJO_DONE;
 }
 
 static const struct dojo_verb verbs[] = {
@@ -79,6 +79,20 @@ const struct dojo_verb *
 dojo_verb_at(int i)
 {
 	return i >= 0 && i < n_verbs ? &verbs[i] : NULL;
+}
+
+enum dojo_result
+dojo_verb_run(const char *name, dojo_session *s, const char *operand,
+    const char *target, struct dojo_session_step *step)
+{
+	const struct dojo_verb *v = dojo_verb_find(name);
+
+	if (!v || !v->run) {
+		dojo_error_set("%s: not a verb that a session carries out",
+		    name);
+		return DOJO_FAILED;
+	}
+	return v->run(s, operand, target, step);
 }
 
 const struct dojo_verb *

@@ -10,7 +10,7 @@ struct dojo_verb {
 	const char *name;
 	const char *operand;	/* "ACTION", "REV", "[NAME]"; "" for none */
 	const char *summary;	/* one line, for both fronts' help */
-	/* What it does to the session "s", "operand" as typed ("" when
+	/* What it does to the session "s", "operand" as typed (NULL when
 	 * none), for "target": DOJO_DONE, DOJO_REFUSED (nowhere to go, an
 	 * illegal move) or DOJO_FAILED, the reason as the last error; "step"
 	 * (may be NULL) says what a step recorded.  NULL for the verbs that
@@ -26,5 +26,11 @@ int dojo_verb_count(void);
 __dojo_keep const struct dojo_verb *dojo_verb_at(int i);
 /* The verb called "name", or NULL (no error set). */
 __dojo_keep const struct dojo_verb *dojo_verb_find(const char *name);
+/* Carry out the verb "name" as its run does; DOJO_FAILED with the error
+ * set when there is no such verb or each front carries it out its own
+ * way. */
+enum dojo_result dojo_verb_run(const char *name, __dojo_keep dojo_session *s,
+    const char *operand, const char *target,
+    __dojo_keep struct dojo_session_step *step);
 
 #endif

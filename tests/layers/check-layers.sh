@@ -5,7 +5,8 @@
 #
 # The layers, lowest first.  A file may include a header of its own layer
 # or of one below, never above; a folder not named here is an error, so a
-# new folder must be given its place.
+# new folder must be given its place.  A header named *_private.h is for
+# the files of its own folder only.
 LAYERS="src/util ir targets src/core agents scripts ui src/cmd"
 top=${1:?usage: check-layers.sh TOP}
 cd "$top" || exit 2
@@ -39,6 +40,10 @@ FNR == 1 {
 	r = rank(h)
 	if (r < 0)
 		next
+	if (h ~ /_private\.h$/ && folder(h) != folder(FILENAME)) {
+		printf "%s:%d: includes %s, private to %s\n", FILENAME, FNR, h, folder(h)
+		bad = 1
+	}
 	if (r > me) {
 		printf "%s:%d: includes %s: %s is above %s\n", FILENAME, FNR, h, l[r], l[me]
 		bad = 1

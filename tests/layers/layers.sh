@@ -35,6 +35,14 @@ grep -q '^src/misc/x.c:1: in no layer' "$tmp/out"
 ok $? "and says so"
 
 rm "$tmp/tree/src/misc/x.c"
+printf '#include "ir/moves_private.h"\n' >> "$tmp/tree/targets/c.c"
+"$SHELL" "$check" "$tmp/tree" > "$tmp/out" 2>&1
+ok $((1 - $?)) "an include of a private header of ir in targets fails the check"
+grep -q '^targets/c.c:[0-9]*: includes ir/moves_private.h, private to ir$' \
+    "$tmp/out"
+ok $? "and names the folder it is private to"
+
+sed -i '$d' "$tmp/tree/targets/c.c"
 "$SHELL" "$check" "$tmp/tree" > /dev/null 2>&1
 ok $? "the copy passes again once the includes are put back"
 done_testing

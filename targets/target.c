@@ -54,27 +54,35 @@ dojo_target_names(void)
 	return names;
 }
 
-const struct dojo_target *
-dojo_target_find(const char *name)
+/* The target called "name", or NULL (no error set). */
+static const struct dojo_target *
+lookup(const char *name)
 {
 	int i;
 
 	for (i = 0; i < n_targets; i++)
 		if (strcmp(targets[i].name, name) == 0)
 			return &targets[i];
-	dojo_error_set("unknown target '%s' (%s)", name, dojo_target_names());
 	return NULL;
+}
+
+const struct dojo_target *
+dojo_target_find(const char *name)
+{
+	const struct dojo_target *t = lookup(name);
+
+	if (!t)
+		dojo_error_set("unknown target '%s' (%s)", name,
+		    dojo_target_names());
+	return t;
 }
 
 bool
 dojo_target_runs_here(const char *name)
 {
-	int i;
+	const struct dojo_target *t = lookup(name);
 
-	for (i = 0; i < n_targets; i++)
-		if (strcmp(targets[i].name, name) == 0)
-			return targets[i].runs_here;
-	return false;
+	return t && t->runs_here;
 }
 
 const struct dojo_machine *

@@ -107,13 +107,16 @@ actions_run(int argc, char **argv)
 	if (why) {
 		if (dojo_action_parse(&a, why) < 0)
 			goto out_free_moves;
-		if (dojo_legality_check(mv, &a) != DOJO_DONE) {
-			if (dojo_legality_undecided(mv))
-				goto out_free_moves;	/* an error */
+		switch (dojo_legality_check(mv, &a)) {
+		case DOJO_FAILED:
+			goto out_free_moves;	/* not decided: an error */
+		case DOJO_REFUSED:
 			printf("%s\n", dojo_error_last());
-		} else {
+			break;
+		case DOJO_DONE:
 			print_action(&a, NULL);
 			printf("  is legal\n");
+			break;
 		}
 		rc = 0;
 	} else if (why_all) {

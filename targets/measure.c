@@ -8,6 +8,8 @@
 #include "src/util/sha1.h"
 
 #include <errno.h>
+#include <stdarg.h>
+#include <sys/file.h>
 #include <fcntl.h>
 #include <math.h>
 #include <sqlite3.h>
@@ -18,19 +20,6 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-
-void
-dojo_measure_options_init(struct dojo_measure_options *opt)
-{
-	memset(opt, 0, sizeof *opt);
-	opt->run.timeout = 60;
-	opt->run.memory = DOJO_RUN_MEMORY;
-	opt->run.time = true;
-	opt->run.precision = 0.01;
-	opt->run.min_reps = 5;
-	opt->run.max_reps = 1000;
-	opt->run.budget = 2.0;
-}
 
 /* The first line that the compiler "cc" (split on blanks, no shell)
  * prints for --version into "out"; empty when it prints none. */
@@ -95,7 +84,7 @@ out_free:
 static void
 fingerprint(char out[41], const struct dojo_measure_options *opt)
 {
-	char cpu[512] = "", cc[256], text[1400], line[512];
+	char cpu[512] = "", cc[256], text[1400], line[512], threads[16];
 	const char *compiler = opt->run.cc ? opt->run.cc : getenv("CC");
 	FILE *f = fopen("/proc/cpuinfo", "r");
 
@@ -111,31 +100,205 @@ fingerprint(char out[41], const struct dojo_measure_options *opt)
 	if (!compiler || !*compiler)
 		compiler = "cc";
 	compiler_version(cc, sizeof cc, compiler);
+	/* "all" as before --threads, so that older records still match */
+	if (opt->run.threads > 0)
+		snprintf(threads, sizeof threads, "%d", opt->run.threads);
+	else
+		snprintf(threads, sizeof threads, "%s",
+		    getenv("OMP_NUM_THREADS") && *getenv("OMP_NUM_THREADS") ?
+		    getenv("OMP_NUM_THREADS") : "all");
 	snprintf(text, sizeof text, "target c\ncodegen %d\ncpu %s\ncc %s\n"
 	    "flags %s\nthreads %s\n", DOJO_C_CODEGEN, cpu, cc,
 	    opt->run.cflags ? opt->run.cflags :
-	    DOJO_C_CFLAGS, getenv("OMP_NUM_THREADS") ?
-	    getenv("OMP_NUM_THREADS") : "all");
+	    DOJO_C_CFLAGS, threads);
 	dojo_sha1_hex(out, "", 0, text, strlen(text));
 }
 
-static int
-db_fail(sqlite3 *db, const char *path)
+/*
+ * The database.  Schema 2: "measurements" keeps each state's outcome and
+ * its last estimate; "runs" keeps every timed run.  A database of schema
+ * 1 (no "runs", user_version 0) is migrated on open: each of its
+ * measurements becomes a run marked "migrated", nothing is dropped.
+ */
+
+struct db {
+	sqlite3 *h;		/* NULL: measuring without a database */
+	char path[1024];
+	int lock;		/* the lock file beside it, or -1 */
+	const struct dojo_measure_options *opt;
+};
+
+static void
+say(const struct dojo_measure_options *opt, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void
+say(const struct dojo_measure_options *opt, const char *fmt, ...)
 {
-	dojo_error_set("%s: %s", path, db ? sqlite3_errmsg(db) :
-	    "cannot open");
-	sqlite3_close(db);
+	char line[1400];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof line, fmt, ap);
+	va_end(ap);
+	if (opt->say)
+		opt->say(line, opt->say_payload);
+	else
+		fprintf(stderr, "perfdojo: %s\n", line);
+}
+
+/* Give up the database "db" has, saying why: the measurement goes on
+ * without it. */
+static void
+db_drop(struct db *db, const char *why)
+{
+	say(db->opt, "%s: %s; measuring without the database", db->path, why);
+	sqlite3_close(db->h);
+	db->h = NULL;
+}
+
+static int
+db_exec(struct db *db, const char *sql)
+{
+	return sqlite3_exec(db->h, sql, NULL, NULL, NULL);
+}
+
+static int
+db_version(struct db *db, int *version, bool *old_table)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	*version = -1;
+	*old_table = false;
+	if (sqlite3_prepare_v2(db->h, "PRAGMA user_version", -1, &st,
+	    NULL) != SQLITE_OK)
+		return -1;
+	if ((rc = sqlite3_step(st)) == SQLITE_ROW)
+		*version = sqlite3_column_int(st, 0);
+	sqlite3_finalize(st);
+	if (rc != SQLITE_ROW)
+		return -1;
+	if (sqlite3_prepare_v2(db->h, "SELECT 1 FROM sqlite_master WHERE "
+	    "type = 'table' AND name = 'measurements'", -1, &st, NULL) !=
+	    SQLITE_OK)
+		return -1;
+	rc = sqlite3_step(st);
+	*old_table = rc == SQLITE_ROW;
+	sqlite3_finalize(st);
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : -1;
+}
+
+static const char schema[] =
+	"CREATE TABLE IF NOT EXISTS measurements ("
+	" state TEXT NOT NULL, fingerprint TEXT NOT NULL,"
+	" outcome TEXT NOT NULL, message TEXT,"
+	" median_ns REAL, ci_low_ns REAL, ci_high_ns REAL, reps INTEGER,"
+	" measured_at TEXT NOT NULL, runs INTEGER, spread REAL,"
+	" disturbed INTEGER,"
+	" PRIMARY KEY (state, fingerprint));"
+	"CREATE TABLE IF NOT EXISTS runs ("
+	" id INTEGER PRIMARY KEY, state TEXT NOT NULL,"
+	" fingerprint TEXT NOT NULL, began REAL, ended REAL,"
+	" median_ns REAL NOT NULL, ci_low_ns REAL, ci_high_ns REAL,"
+	" reps INTEGER, threads INTEGER, load_before INTEGER,"
+	" load_after INTEGER, nivcsw INTEGER, cpu_s REAL, wall_s REAL,"
+	" delay_s REAL, disturbed INTEGER NOT NULL, why TEXT,"
+	" source TEXT NOT NULL);"
+	"CREATE INDEX IF NOT EXISTS runs_of_state ON runs (state, fingerprint);";
+
+static const char migrate_1[] =
+	"ALTER TABLE measurements ADD COLUMN runs INTEGER;"
+	"ALTER TABLE measurements ADD COLUMN spread REAL;"
+	"ALTER TABLE measurements ADD COLUMN disturbed INTEGER;"
+	"@SCHEMA@"
+	"INSERT INTO runs (state, fingerprint, began, ended, median_ns,"
+	" ci_low_ns, ci_high_ns, reps, disturbed, why, source)"
+	" SELECT state, fingerprint, CAST(strftime('%s', measured_at) AS REAL),"
+	" CAST(strftime('%s', measured_at) AS REAL), median_ns, ci_low_ns,"
+	" ci_high_ns, reps, 0, '', 'migrated' FROM measurements"
+	" WHERE outcome = 'ok' AND median_ns > 0;"
+	"UPDATE measurements SET runs = 1, spread = 0, disturbed = 0"
+	" WHERE outcome = 'ok';";
+
+/* Bring the database to schema 2: 0, or -1 with the reason in "why". */
+static int
+db_schema(struct db *db, char *why, size_t len)
+{
+	struct dojo_strbuf sb;
+	const char *at;
+	bool old_table;
+	int version, rc;
+
+	if (db_version(db, &version, &old_table) < 0)
+		goto fail;
+	if (version > DOJO_MEASURE_SCHEMA) {
+		snprintf(why, len, "schema %d is newer than this perfdojo's "
+		    "(%d)", version, DOJO_MEASURE_SCHEMA);
+		return -1;
+	}
+	if (version == DOJO_MEASURE_SCHEMA)
+		return 0;
+	if (db_exec(db, "BEGIN IMMEDIATE") != SQLITE_OK)
+		goto fail;
+	/* another process may have migrated it meanwhile */
+	if (db_version(db, &version, &old_table) < 0)
+		goto fail_rollback;
+	if (version == DOJO_MEASURE_SCHEMA)
+		return db_exec(db, "COMMIT") == SQLITE_OK ? 0 : -1;
+	dojo_strbuf_init(&sb);
+	if (old_table) {
+		at = strstr(migrate_1, "@SCHEMA@");
+		dojo_strbuf_printf(&sb, "%.*s%s%s", (int)(at - migrate_1),
+		    migrate_1, schema, at + strlen("@SCHEMA@"));
+	} else {
+		dojo_strbuf_puts(&sb, schema);
+	}
+	dojo_strbuf_printf(&sb, "PRAGMA user_version = %d;",
+	    DOJO_MEASURE_SCHEMA);
+	rc = sb.s ? db_exec(db, sb.s) : SQLITE_NOMEM;
+	dojo_strbuf_release(&sb);
+	if (rc != SQLITE_OK)
+		goto fail_rollback;
+	if (db_exec(db, "COMMIT") != SQLITE_OK)
+		goto fail_rollback;
+	return 0;
+fail_rollback:
+	snprintf(why, len, "%s", sqlite3_errmsg(db->h));
+	db_exec(db, "ROLLBACK");
+	return -1;
+fail:
+	snprintf(why, len, "%s", sqlite3_errmsg(db->h));
 	return -1;
 }
 
-/* Open the database at "path", making its folder and table. */
-static int
-db_open(sqlite3 **out, const char *path)
+/* The database's path for "opt". */
+static void
+db_path(char *out, size_t len, const struct dojo_measure_options *opt)
 {
-	char dir[1024], *slash;
-	sqlite3 *db = NULL;
+	const char *home = getenv("HOME");
 
-	snprintf(dir, sizeof dir, "%s", path);
+	if (opt->db)
+		snprintf(out, len, "%s", opt->db);
+	else if (getenv("PERFDOJO_DB") && *getenv("PERFDOJO_DB"))
+		snprintf(out, len, "%s", getenv("PERFDOJO_DB"));
+	else
+		snprintf(out, len, "%s/.cache/perfdojo/measurements.db",
+		    home && *home ? home : "/tmp");
+}
+
+/* Open the database of "opt", making its folder and tables; a database
+ * that cannot be used is said, and "db->h" is NULL. */
+static void
+db_open(struct db *db, const struct dojo_measure_options *opt)
+{
+	char dir[1024], lock[1100], why[512], *slash;
+
+	memset(db, 0, sizeof *db);
+	db->opt = opt;
+	db->lock = -1;
+	db_path(db->path, sizeof db->path, opt);
+	snprintf(dir, sizeof dir, "%s", db->path);
 	for (slash = dir + 1; (slash = strchr(slash, '/')); slash++) {
 		*slash = '\0';
 		if (mkdir(dir, 0777) < 0 && errno != EEXIST) {
@@ -144,32 +307,52 @@ db_open(sqlite3 **out, const char *path)
 		}
 		*slash = '/';
 	}
-	if (sqlite3_open(path, &db) != SQLITE_OK)
-		return db_fail(db, path);
-	sqlite3_busy_timeout(db, 30000);
-	if (sqlite3_exec(db, "PRAGMA journal_mode=WAL;"
-	    "CREATE TABLE IF NOT EXISTS measurements ("
-	    " state TEXT NOT NULL, fingerprint TEXT NOT NULL,"
-	    " outcome TEXT NOT NULL, message TEXT,"
-	    " median_ns REAL, ci_low_ns REAL, ci_high_ns REAL, reps INTEGER,"
-	    " measured_at TEXT NOT NULL,"
-	    " PRIMARY KEY (state, fingerprint));", NULL, NULL, NULL) !=
-	    SQLITE_OK)
-		return db_fail(db, path);
-	*out = db;
-	return 0;
+	snprintf(lock, sizeof lock, "%s.lock", db->path);
+	db->lock = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+	if (sqlite3_open_v2(db->path, &db->h, SQLITE_OPEN_READWRITE |
+	    SQLITE_OPEN_CREATE, NULL) != SQLITE_OK) {
+		db_drop(db, db->h ? sqlite3_errmsg(db->h) : "cannot open");
+		return;
+	}
+	sqlite3_busy_timeout(db->h, 30000);
+	/* WAL where it can be had: a read-only file keeps its mode */
+	db_exec(db, "PRAGMA journal_mode=WAL");
+	if (db_schema(db, why, sizeof why) < 0)
+		db_drop(db, why);
 }
 
+static void
+db_close(struct db *db)
+{
+	sqlite3_close(db->h);
+	db->h = NULL;
+	if (db->lock >= 0)
+		close(db->lock);
+	db->lock = -1;
+}
+
+/* A write that failed: the runs of this call are not kept, said once. */
+static void
+db_write_failed(struct db *db)
+{
+	char why[512];
+
+	snprintf(why, sizeof why, "%s", sqlite3_errmsg(db->h));
+	db_drop(db, why);
+}
+
+/* The outcome and message recorded for "m"'s state, 1 when there is one
+ * (0: none, or no database). */
 static int
-db_lookup(sqlite3 *db, struct dojo_measurement *m)
+db_outcome(struct db *db, struct dojo_measurement *m)
 {
 	sqlite3_stmt *st;
 	const char *outcome;
 	int found = 0, o;
 
-	if (sqlite3_prepare_v2(db, "SELECT outcome, message, median_ns, "
-	    "ci_low_ns, ci_high_ns, reps FROM measurements WHERE state = ? "
-	    "AND fingerprint = ?", -1, &st, NULL) != SQLITE_OK)
+	if (!db->h || sqlite3_prepare_v2(db->h, "SELECT outcome, message "
+	    "FROM measurements WHERE state = ? AND fingerprint = ?", -1, &st,
+	    NULL) != SQLITE_OK)
 		return 0;
 	sqlite3_bind_text(st, 1, m->state, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 2, m->fingerprint, -1, SQLITE_STATIC);
@@ -181,29 +364,128 @@ db_lookup(sqlite3 *db, struct dojo_measurement *m)
 		snprintf(m->message, sizeof m->message, "%s",
 		    sqlite3_column_text(st, 1) ?
 		    (const char *)sqlite3_column_text(st, 1) : "");
-		m->median_ns = sqlite3_column_double(st, 2);
-		m->ci_low_ns = sqlite3_column_double(st, 3);
-		m->ci_high_ns = sqlite3_column_double(st, 4);
-		m->reps = sqlite3_column_int(st, 5);
-		m->cached = true;
 		found = 1;
 	}
 	sqlite3_finalize(st);
 	return found;
 }
 
+static const char *
+column_text(sqlite3_stmt *st, int i)
+{
+	const char *s = (const char *)sqlite3_column_text(st, i);
+
+	return s ? s : "";
+}
+
+/* Call "fn" on the runs of "state" on "fingerprint", oldest first. */
 static int
-db_store(sqlite3 *db, const char *path, const struct dojo_measurement *m)
+db_runs(struct db *db, const char *state, const char *fingerprint,
+    int (*fn)(const struct dojo_measure_run *run, void *payload),
+    void *payload)
+{
+	struct dojo_measure_run r;
+	sqlite3_stmt *st;
+	int rc;
+
+	if (!db->h)
+		return 0;
+	if (sqlite3_prepare_v2(db->h, "SELECT began, ended, median_ns, "
+	    "ci_low_ns, ci_high_ns, reps, threads, load_before, load_after, "
+	    "nivcsw, cpu_s, wall_s, delay_s, disturbed, why, source FROM runs "
+	    "WHERE state = ? AND fingerprint = ? ORDER BY id", -1, &st,
+	    NULL) != SQLITE_OK)
+		return dojo_error_set("%s: %s", db->path,
+		    sqlite3_errmsg(db->h));
+	sqlite3_bind_text(st, 1, state, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, fingerprint, -1, SQLITE_STATIC);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		memset(&r, 0, sizeof r);
+		r.began = sqlite3_column_double(st, 0);
+		r.ended = sqlite3_column_double(st, 1);
+		r.median_ns = sqlite3_column_double(st, 2);
+		r.ci_low_ns = sqlite3_column_double(st, 3);
+		r.ci_high_ns = sqlite3_column_double(st, 4);
+		r.reps = sqlite3_column_int(st, 5);
+		r.threads = sqlite3_column_int(st, 6);
+		r.load_before = sqlite3_column_int(st, 7);
+		r.load_after = sqlite3_column_int(st, 8);
+		r.nivcsw = sqlite3_column_int64(st, 9);
+		r.cpu_s = sqlite3_column_double(st, 10);
+		r.wall_s = sqlite3_column_double(st, 11);
+		r.delay_s = sqlite3_column_double(st, 12);
+		r.disturbed = sqlite3_column_int(st, 13) != 0;
+		snprintf(r.why, sizeof r.why, "%s", column_text(st, 14));
+		snprintf(r.source, sizeof r.source, "%s", column_text(st, 15));
+		if (fn(&r, payload) < 0)
+			break;
+	}
+	sqlite3_finalize(st);
+	return 0;
+}
+
+static void
+db_add_run(struct db *db, const char *state, const char *fingerprint,
+    const struct dojo_measure_run *r)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if (!db->h)
+		return;
+	if (sqlite3_prepare_v2(db->h, "INSERT INTO runs (state, fingerprint, "
+	    "began, ended, median_ns, ci_low_ns, ci_high_ns, reps, threads, "
+	    "load_before, load_after, nivcsw, cpu_s, wall_s, delay_s, "
+	    "disturbed, why, source) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
+	    "?, ?, ?, ?, ?, ?, ?)", -1, &st, NULL) != SQLITE_OK) {
+		db_write_failed(db);
+		return;
+	}
+	sqlite3_bind_text(st, 1, state, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, fingerprint, -1, SQLITE_STATIC);
+	sqlite3_bind_double(st, 3, r->began);
+	sqlite3_bind_double(st, 4, r->ended);
+	sqlite3_bind_double(st, 5, r->median_ns);
+	sqlite3_bind_double(st, 6, r->ci_low_ns);
+	sqlite3_bind_double(st, 7, r->ci_high_ns);
+	sqlite3_bind_int(st, 8, r->reps);
+	sqlite3_bind_int(st, 9, r->threads);
+	sqlite3_bind_int(st, 10, r->load_before);
+	sqlite3_bind_int(st, 11, r->load_after);
+	sqlite3_bind_int64(st, 12, r->nivcsw);
+	sqlite3_bind_double(st, 13, r->cpu_s);
+	sqlite3_bind_double(st, 14, r->wall_s);
+	sqlite3_bind_double(st, 15, r->delay_s);
+	sqlite3_bind_int(st, 16, r->disturbed);
+	sqlite3_bind_text(st, 17, r->why, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 18, r->source, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		db_write_failed(db);
+}
+
+/* The state's outcome and estimate, after its runs. */
+static void
+db_store(struct db *db, struct dojo_measurement *m)
 {
 	sqlite3_stmt *st;
 	char when[32];
 	time_t now = time(NULL);
 	int rc;
 
+	m->stored = false;
+	if (!db->h)
+		return;
 	strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
-	if (sqlite3_prepare_v2(db, "INSERT OR REPLACE INTO measurements "
-	    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", -1, &st, NULL) != SQLITE_OK)
-		return dojo_error_set("%s: %s", path, sqlite3_errmsg(db));
+	if (sqlite3_prepare_v2(db->h, "INSERT OR REPLACE INTO measurements "
+	    "(state, fingerprint, outcome, message, median_ns, ci_low_ns, "
+	    "ci_high_ns, reps, measured_at, runs, spread, disturbed) VALUES "
+	    "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", -1, &st, NULL) !=
+	    SQLITE_OK) {
+		db_write_failed(db);
+		return;
+	}
 	sqlite3_bind_text(st, 1, m->state, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 2, m->fingerprint, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 3, dojo_outcome_name(m->outcome), -1,
@@ -214,13 +496,43 @@ db_store(sqlite3 *db, const char *path, const struct dojo_measurement *m)
 	sqlite3_bind_double(st, 7, m->ci_high_ns);
 	sqlite3_bind_int(st, 8, m->reps);
 	sqlite3_bind_text(st, 9, when, -1, SQLITE_STATIC);
+	sqlite3_bind_int(st, 10, m->runs);
+	sqlite3_bind_double(st, 11, m->spread);
+	sqlite3_bind_int(st, 12, m->disturbed);
 	rc = sqlite3_step(st);
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE)
-		return dojo_error_set("%s: %s", path, sqlite3_errmsg(db));
-	return 0;
+		db_write_failed(db);
+	else
+		m->stored = true;
 }
 
+/* Take the lock beside the database for one timed run, saying so when
+ * another process holds it. */
+static void
+db_lock(struct db *db)
+{
+	static bool said;
+
+	if (db->lock < 0)
+		return;
+	if (flock(db->lock, LOCK_EX | LOCK_NB) == 0)
+		return;
+	if (!said) {
+		say(db->opt, "waiting for another process's timed run "
+		    "(%s.lock)", db->path);
+		said = true;
+	}
+	while (flock(db->lock, LOCK_EX) < 0 && errno == EINTR)
+		;
+}
+
+static void
+db_unlock(struct db *db)
+{
+	if (db->lock >= 0)
+		flock(db->lock, LOCK_UN);
+}
 /* Compare the outputs of "got" with "want" (same kernel arguments): the
  * first element out of tolerance into "m". */
 static bool
@@ -276,6 +588,409 @@ outputs_agree(dojo_program *prog, dojo_data *got, dojo_program *ref,
 	return true;
 }
 
+/*
+ * The protocol.
+ */
+
+static int
+cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static double
+now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+void
+dojo_measure_options_init(struct dojo_measure_options *opt)
+{
+	const char *wait = getenv("PERFDOJO_WAIT");
+
+	memset(opt, 0, sizeof *opt);
+	opt->runs = 3;
+	opt->retries = 2;
+	opt->wait = wait && *wait ? atof(wait) : 10;
+	opt->run.timeout = 60;
+	opt->run.memory = DOJO_RUN_MEMORY;
+	opt->run.time = true;
+	opt->run.precision = 0.01;
+	opt->run.min_reps = 5;
+	opt->run.max_reps = 1000;
+	opt->run.budget = 2.0 / 3;
+}
+
+static int
+processors(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+	return n > 0 ? (int)n : 1;
+}
+
+int
+dojo_measure_threads(const struct dojo_measure_options *opt)
+{
+	const char *env = getenv("OMP_NUM_THREADS");
+
+	if (opt->run.threads > 0)
+		return opt->run.threads;
+	if (env && atoi(env) > 0)
+		return atoi(env);
+	return processors();
+}
+
+/* The threads of the machine that are runnable now, this one excepted
+ * (/proc/stat's procs_running); 0 when it cannot be read. */
+static int
+others_running(void)
+{
+	char line[256];
+	int n = 0;
+	FILE *f = fopen("/proc/stat", "r");
+
+	while (f && fgets(line, sizeof line, f))
+		if (sscanf(line, "procs_running %d", &n) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return n > 1 ? n - 1 : 0;
+}
+
+double
+dojo_t975(int df)
+{
+	static const double t[] = { 0, 12.706, 4.303, 3.182, 2.776, 2.571,
+	    2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160, 2.145,
+	    2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069,
+	    2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042 };
+
+	if (df < 1)
+		return INFINITY;
+	if (df <= 30)
+		return t[df];
+	return df <= 60 ? 2.000 : 1.960;
+}
+
+/* The geometric mean of the "n" positive values "x" and its 95% interval
+ * (Student's t on their logarithms) around "center" (0: the mean). */
+static void
+log_interval(const double *x, int n, double center, double *mean,
+    double *lo, double *hi)
+{
+	double s = 0, ss = 0, half;
+	int i;
+
+	for (i = 0; i < n; i++)
+		s += log(x[i]);
+	s /= n;
+	for (i = 0; i < n; i++)
+		ss += (log(x[i]) - s) * (log(x[i]) - s);
+	*mean = exp(s);
+	if (center <= 0)
+		center = *mean;
+	half = n > 1 ? dojo_t975(n - 1) * sqrt(ss / (n - 1)) / sqrt(n) : 0;
+	*lo = center * exp(-half);
+	*hi = center * exp(half);
+}
+
+/* The runs of one state, and what they make of it. */
+struct probe {
+	dojo_program *prog;
+	struct dojo_c_kernel *kernel;
+	dojo_data *data;
+	struct dojo_measurement *m;
+	struct dojo_measure_run *runs;
+	int n, cap;
+};
+
+static int
+probe_add(const struct dojo_measure_run *r, void *payload)
+{
+	struct probe *p = payload;
+	struct dojo_measure_run *grown;
+
+	if (p->n == p->cap) {
+		grown = realloc(p->runs, sizeof *grown * (p->cap ? 2 * p->cap :
+		    16));
+		if (!grown)
+			return -1;
+		p->runs = grown;
+		p->cap = p->cap ? 2 * p->cap : 16;
+	}
+	p->runs[p->n++] = *r;
+	return 0;
+}
+
+static int
+probe_clean(const struct probe *p)
+{
+	int i, k = 0;
+
+	for (i = 0; i < p->n; i++)
+		k += !p->runs[i].disturbed;
+	return k;
+}
+
+/* The estimate of "p->m" from its runs: of the clean ones, of all when
+ * none is clean. */
+static void
+probe_estimate(struct probe *p)
+{
+	struct dojo_measurement *m = p->m;
+	double *x, mean;
+	bool clean = probe_clean(p) > 0;
+	int i, n = 0;
+
+	m->runs = m->reps = 0;
+	m->median_ns = m->ci_low_ns = m->ci_high_ns = m->spread = 0;
+	m->disturbed = p->n > 0 && !clean;
+	x = malloc(sizeof *x * (p->n + 1));
+	if (!x)
+		return;
+	for (i = 0; i < p->n; i++)
+		if ((!clean || !p->runs[i].disturbed) &&
+		    p->runs[i].median_ns > 0) {
+			x[n++] = p->runs[i].median_ns;
+			m->reps += p->runs[i].reps;
+		}
+	m->runs = n;
+	if (n == 1) {
+		for (i = 0; i < p->n; i++)
+			if (p->runs[i].median_ns == x[0]) {
+				m->median_ns = x[0];
+				m->ci_low_ns = p->runs[i].ci_low_ns;
+				m->ci_high_ns = p->runs[i].ci_high_ns;
+			}
+	} else if (n > 1) {
+		qsort(x, n, sizeof *x, cmp_double);
+		m->median_ns = n % 2 ? x[n / 2] : (x[n / 2 - 1] + x[n / 2]) / 2;
+		m->spread = x[n - 1] / x[0] - 1;
+		log_interval(x, n, m->median_ns, &mean, &m->ci_low_ns,
+		    &m->ci_high_ns);
+	}
+	free(x);
+}
+
+/* Judge the run "r" of "res" disturbed or not. */
+static void
+judge(struct dojo_measure_run *r, const struct dojo_run_result *res,
+    int threads, bool waited_out)
+{
+	int free_cores = processors() - threads;
+
+	r->disturbed = true;
+	if (waited_out)
+		snprintf(r->why, sizeof r->why, "%d other threads were "
+		    "runnable before the run, for %d threads on %d cores",
+		    r->load_before, threads, processors());
+	else if (r->load_after > free_cores)
+		snprintf(r->why, sizeof r->why, "%d other threads were "
+		    "runnable after the run, for %d threads on %d cores",
+		    r->load_after, threads, processors());
+	else if (res->wall_s > 0 && res->delay_s > 0.05 * res->wall_s + 0.002)
+		snprintf(r->why, sizeof r->why, "a thread of the kernel waited "
+		    "%.3g ms for a processor in %.3g ms", res->delay_s * 1e3,
+		    res->wall_s * 1e3);
+	else if (res->wall_s > 0.01 && res->cpu_s < 0.8 * res->wall_s)
+		snprintf(r->why, sizeof r->why, "the kernel had %.0f%% of the "
+		    "processor time in %.3g ms", 100 * res->cpu_s /
+		    res->wall_s, res->wall_s * 1e3);
+	else
+		r->disturbed = false;
+	/* the test-only switch of doc/measure.md */
+	if (getenv("PERFDOJO_FAULT") &&
+	    !strcmp(getenv("PERFDOJO_FAULT"), "disturbed") && !r->disturbed) {
+		r->disturbed = true;
+		snprintf(r->why, sizeof r->why, "PERFDOJO_FAULT=disturbed");
+	}
+}
+
+/* One timed run of "p" (its kernel built), under the lock, after waiting
+ * (at most opt->wait seconds) for as many idle cores as it has threads:
+ * 1 clean, 0 disturbed, -1 failed (the outcome in p->m). */
+static int
+probe_run(struct db *db, struct probe *p,
+    const struct dojo_measure_options *opt, bool *said_wait)
+{
+	struct dojo_run_options run = opt->run;
+	struct dojo_run_result res;
+	struct dojo_measure_run r;
+	int threads = dojo_measure_threads(opt);
+	double t0;
+	bool waited_out = false;
+
+	memset(&r, 0, sizeof r);
+	run.threads = threads;
+	db_lock(db);
+	for (t0 = now_s(); ; ) {
+		r.load_before = others_running();
+		if (r.load_before <= processors() - threads)
+			break;
+		if (now_s() - t0 >= opt->wait) {
+			waited_out = true;
+			break;
+		}
+		if (!*said_wait) {
+			say(opt, "waiting up to %.0f s for %d idle cores (%d "
+			    "other threads are runnable)", opt->wait, threads,
+			    r.load_before);
+			*said_wait = true;
+		}
+		usleep(50000);
+	}
+	if (dojo_c_kernel_run(p->kernel, p->data, &run, &res) < 0) {
+		db_unlock(db);
+		return -2;
+	}
+	r.load_after = others_running();
+	db_unlock(db);
+	p->m->new_runs++;
+	if (res.outcome != DOJO_OUTCOME_OK || res.reps == 0) {
+		p->m->outcome = res.outcome != DOJO_OUTCOME_OK ? res.outcome :
+		    DOJO_OUTCOME_CRASH;
+		snprintf(p->m->message, sizeof p->m->message, "%s",
+		    res.outcome != DOJO_OUTCOME_OK ? res.message :
+		    "the kernel was not timed");
+		return -1;
+	}
+	r.began = res.began;
+	r.ended = res.ended;
+	r.median_ns = res.median_ns;
+	r.ci_low_ns = res.ci_low_ns;
+	r.ci_high_ns = res.ci_high_ns;
+	r.reps = res.reps;
+	r.threads = res.threads;
+	r.nivcsw = res.nivcsw;
+	r.cpu_s = res.cpu_s;
+	r.wall_s = res.wall_s;
+	r.delay_s = res.delay_s;
+	snprintf(r.source, sizeof r.source, "run");
+	judge(&r, &res, threads, waited_out);
+	if (probe_add(&r, p) < 0)
+		return -2;
+	db_add_run(db, p->m->state, p->m->fingerprint, &r);
+	return !r.disturbed;
+}
+
+static void
+probe_free(struct probe *p)
+{
+	dojo_c_kernel_free(p->kernel);
+	dojo_data_free(p->data);
+	free(p->runs);
+}
+
+/* Start "p" for "prog": its id, fingerprint, what the database knows.
+ * 1 when that is enough ("fresh" aside), 0 when it has to run, -1 with
+ * the last error set. */
+static int
+probe_init(struct db *db, struct probe *p, dojo_program *prog,
+    const struct dojo_measure_options *opt, struct dojo_measurement *m,
+    bool need_runs)
+{
+	memset(p, 0, sizeof *p);
+	memset(m, 0, sizeof *m);
+	p->prog = prog;
+	p->m = m;
+	dojo_program_id(m->state, prog);
+	fingerprint(m->fingerprint, opt);
+	if (db_outcome(db, m) && m->outcome != DOJO_OUTCOME_OK &&
+	    !opt->fresh) {
+		m->cached = m->stored = true;
+		return 1;
+	}
+	m->outcome = DOJO_OUTCOME_OK;
+	m->message[0] = '\0';
+	if (db_runs(db, m->state, m->fingerprint, probe_add, p) < 0)
+		return -1;
+	probe_estimate(p);
+	if (!opt->fresh && !need_runs && probe_clean(p) >= opt->runs) {
+		m->cached = m->stored = true;
+		return 1;
+	}
+	return 0;
+}
+
+/* Compile "p", run it once and check its outputs against "*wantp" (the
+ * interpreter's outputs of "reference", computed when NULL): 1 when it
+ * is ok and that run counts (clean or not), 0 when it failed (the
+ * outcome in p->m), -1 with the last error set. */
+static int
+probe_check(struct db *db, struct probe *p, dojo_program *reference,
+    dojo_data **wantp, const struct dojo_measure_options *opt,
+    bool *said_wait)
+{
+	struct dojo_run_result res;
+	int rc;
+
+	if (!*wantp) {
+		/* the interpreter's outputs, once per caller's "*wantp" */
+		dojo_data *want = dojo_data_new(reference, 8ULL << 30);
+
+		if (!want)
+			return -1;
+		dojo_data_randomize(want, 1);
+		if (dojo_interp_run_limited(reference, want,
+		    opt->run.timeout) < 0) {
+			dojo_data_free(want);
+			return -1;
+		}
+		*wantp = want;
+	}
+	p->data = dojo_data_new(p->prog, 8ULL << 30);
+	if (!p->data)
+		return -1;
+	dojo_data_randomize(p->data, 1);
+	if (dojo_c_build(p->prog, &opt->run, &p->kernel, &res) < 0)
+		return -1;
+	if (!p->kernel) {
+		p->m->outcome = res.outcome;
+		snprintf(p->m->message, sizeof p->m->message, "%s",
+		    res.message);
+		return 0;
+	}
+	rc = probe_run(db, p, opt, said_wait);
+	if (rc == -2)
+		return -1;
+	if (rc == -1)
+		return 0;
+	if (!outputs_agree(p->prog, p->data, reference, *wantp, p->m)) {
+		p->m->outcome = DOJO_OUTCOME_WRONG;
+		return 0;
+	}
+	return 1;
+}
+
+/* A later run: on the seeded inputs again (a kernel with inout
+ * buffers changed them). */
+static int
+probe_again(struct db *db, struct probe *p,
+    const struct dojo_measure_options *opt, bool *said_wait)
+{
+	dojo_data_randomize(p->data, 1);
+	return probe_run(db, p, opt, said_wait);
+}
+
+/* The end of a measurement of "p": its estimate (or its failure) in the
+ * database. */
+static void
+probe_finish(struct db *db, struct probe *p)
+{
+	if (p->m->outcome == DOJO_OUTCOME_OK)
+		probe_estimate(p);
+	else
+		p->m->median_ns = p->m->ci_low_ns = p->m->ci_high_ns = 0;
+	db_store(db, p->m);
+}
+
 int
 dojo_measure(dojo_program *prog, dojo_program *reference,
     const struct dojo_measure_options *opt, struct dojo_measurement *m)
@@ -292,64 +1007,156 @@ dojo_measure_against(dojo_program *prog, dojo_program *reference,
     dojo_data **wantp, const struct dojo_measure_options *opt,
     struct dojo_measurement *m)
 {
-	char path[1024];
-	const char *home = getenv("HOME");
-	struct dojo_run_result res;
-	dojo_data *got = NULL, *want = *wantp;
-	sqlite3 *db = NULL;
-	int rc = -1;
+	struct probe p;
+	struct db db;
+	bool said_wait = false;
+	int rc, clean, retries = opt->retries, i, need;
 
-	memset(m, 0, sizeof *m);
 	if (!reference)
 		reference = prog;
-	dojo_program_id(m->state, prog);
-	fingerprint(m->fingerprint, opt);
-	if (opt->db)
-		snprintf(path, sizeof path, "%s", opt->db);
-	else if (getenv("PERFDOJO_DB"))
-		snprintf(path, sizeof path, "%s", getenv("PERFDOJO_DB"));
+	db_open(&db, opt);
+	rc = probe_init(&db, &p, prog, opt, m, false);
+	if (rc != 0)
+		goto out;
+	/* the runs it lacks: all with "fresh" */
+	need = opt->fresh ? opt->runs : opt->runs - probe_clean(&p);
+	if (need < 1)
+		need = 1;
+	rc = probe_check(&db, &p, reference, wantp, opt, &said_wait);
+	if (rc < 0)
+		goto out;
+	if (rc == 0) {
+		probe_finish(&db, &p);
+		rc = 0;
+		goto out;
+	}
+	clean = p.runs[p.n - 1].disturbed ? 0 : 1;
+	if (!clean)
+		retries--;
+	for (i = clean; i < need && retries >= 0; ) {
+		rc = probe_again(&db, &p, opt, &said_wait);
+		if (rc < 0)
+			break;
+		if (rc == 1)
+			i++;
+		else
+			retries--;
+	}
+	probe_finish(&db, &p);
+	rc = rc == -2 ? -1 : 0;
+out:
+	probe_free(&p);
+	db_close(&db);
+	return rc;
+}
+
+int
+dojo_measure_speedup(dojo_program *prog, dojo_program *reference,
+    dojo_data **wantp, const struct dojo_measure_options *opt,
+    struct dojo_measurement *mprog, struct dojo_measurement *mref,
+    struct dojo_measure_ratio *ratio)
+{
+	struct probe a, b;
+	struct db db;
+	double *r = NULL, *all = NULL, mean;
+	bool said_wait = false, pair_clean;
+	int rc = -1, ra, rb, retries = opt->retries, n = 0, nall = 0, k;
+
+	memset(ratio, 0, sizeof *ratio);
+	db_open(&db, opt);
+	memset(&b, 0, sizeof b);
+	ra = probe_init(&db, &a, reference, opt, mref, true);
+	rb = ra < 0 ? -1 : probe_init(&db, &b, prog, opt, mprog, true);
+	if (ra < 0 || rb < 0)
+		goto out;
+	if (ra > 0 || rb > 0) {
+		/* a known failure: nothing to time */
+		rc = 0;
+		goto out;
+	}
+	r = malloc(sizeof *r * (opt->runs + opt->retries + 2));
+	all = malloc(sizeof *all * (opt->runs + opt->retries + 2));
+	if (!r || !all) {
+		dojo_error_set("out of memory");
+		goto out;
+	}
+	/* the first pair checks both against the reference's outputs */
+	ra = probe_check(&db, &a, reference, wantp, opt, &said_wait);
+	if (ra < 0)
+		goto out;
+	rb = ra > 0 ? probe_check(&db, &b, reference, wantp, opt,
+	    &said_wait) : 0;
+	if (rb < 0)
+		goto out;
+	for (k = 0; ra > 0 && rb > 0; k++) {
+		pair_clean = !a.runs[a.n - 1].disturbed &&
+		    !b.runs[b.n - 1].disturbed;
+		all[nall++] = a.runs[a.n - 1].median_ns /
+		    b.runs[b.n - 1].median_ns;
+		if (pair_clean)
+			r[n++] = all[nall - 1];
+		else
+			retries--;
+		if (n >= opt->runs || retries < 0)
+			break;
+		ra = probe_again(&db, &a, opt, &said_wait);
+		if (ra < -1)
+			goto out;
+		rb = ra >= 0 ? probe_again(&db, &b, opt, &said_wait) : -1;
+		if (rb < -1)
+			goto out;
+		ra = ra >= 0;
+		rb = rb >= 0;
+	}
+	probe_finish(&db, &a);
+	if (ra > 0 || b.n > 0 || mprog->outcome != DOJO_OUTCOME_OK)
+		probe_finish(&db, &b);
 	else
-		snprintf(path, sizeof path, "%s/.cache/perfdojo/measurements.db",
-		    home && *home ? home : "/tmp");
-	if (db_open(&db, path) < 0)
-		return -1;
-	if (!opt->fresh && db_lookup(db, m)) {
-		sqlite3_close(db);
-		return 0;
-	}
-	if (!want) {
-		/* the interpreter's outputs, once per caller's "*wantp" */
-		want = dojo_data_new(reference, 8ULL << 30);
-		if (!want)
-			goto out;
-		dojo_data_randomize(want, 1);
-		if (dojo_interp_run_limited(reference, want,
-		    opt->run.timeout) < 0) {
-			dojo_data_free(want);
-			goto out;
+		snprintf(mprog->message, sizeof mprog->message, "not "
+		    "measured: the reference failed");
+	if (mref->outcome == DOJO_OUTCOME_OK &&
+	    mprog->outcome == DOJO_OUTCOME_OK && nall > 0) {
+		ratio->disturbed = n == 0;
+		ratio->pairs = n ? n : nall;
+		log_interval(n ? r : all, n ? n : nall, 0, &mean,
+		    &ratio->low, &ratio->high);
+		ratio->speedup = mean;
+		if (ratio->pairs == 1) {
+			/* one pair: the intervals of its two runs */
+			ratio->low = a.runs[a.n - 1].ci_low_ns /
+			    b.runs[b.n - 1].ci_high_ns;
+			ratio->high = a.runs[a.n - 1].ci_high_ns /
+			    b.runs[b.n - 1].ci_low_ns;
 		}
-		*wantp = want;
 	}
-	got = dojo_data_new(prog, 8ULL << 30);
-	if (!got)
-		goto out;
-	dojo_data_randomize(got, 1);
-	if (dojo_c_run(prog, got, &opt->run, &res) < 0)
-		goto out;
-	m->outcome = res.outcome;
-	snprintf(m->message, sizeof m->message, "%s", res.message);
-	m->median_ns = res.median_ns;
-	m->ci_low_ns = res.ci_low_ns;
-	m->ci_high_ns = res.ci_high_ns;
-	m->reps = res.reps;
-	if (m->outcome == DOJO_OUTCOME_OK &&
-	    !outputs_agree(prog, got, reference, want, m))
-		m->outcome = DOJO_OUTCOME_WRONG;
-	if (db_store(db, path, m) < 0)
-		goto out;
 	rc = 0;
 out:
-	dojo_data_free(got);
-	sqlite3_close(db);
+	free(r);
+	free(all);
+	probe_free(&a);
+	probe_free(&b);
+	db_close(&db);
+	return rc;
+}
+
+int
+dojo_measure_history(dojo_program *prog,
+    const struct dojo_measure_options *opt, char fp[41],
+    int (*fn)(const struct dojo_measure_run *run, void *payload),
+    void *payload)
+{
+	char state[41];
+	struct db db;
+	int rc;
+
+	dojo_program_id(state, prog);
+	fingerprint(fp, opt);
+	db_open(&db, opt);
+	if (!db.h) {
+		db_close(&db);
+		return dojo_error_set("%s: no measurement database", db.path);
+	}
+	rc = db_runs(&db, state, fp, fn, payload);
+	db_close(&db);
 	return rc;
 }

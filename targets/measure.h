@@ -8,11 +8,38 @@
 #include "ir/program.h"
 #include "targets/runner.h"
 
+/* The schema of the measurement database this code writes. */
+#define DOJO_MEASURE_SCHEMA 2
+
 struct dojo_measure_options {
 	const char *db;		/* NULL: $PERFDOJO_DB or
 				   ~/.cache/perfdojo/measurements.db */
-	bool fresh;		/* measure again even when known */
-	struct dojo_run_options run;
+	bool fresh;		/* add runs even when the state has enough */
+	int runs;		/* clean runs (each a child) that make a
+				   state known (default 3) */
+	int retries;		/* runs at most in place of disturbed ones,
+				   per measurement (default 2) */
+	double wait;		/* seconds a run waits for idle cores
+				   (default 10; $PERFDOJO_WAIT) */
+	/* what the measurement has to say while it runs (waiting for
+	 * another process, a database it cannot use); NULL: a line on
+	 * standard error */
+	void (*say)(const char *line, void *payload);
+	void *say_payload;
+	struct dojo_run_options run;	/* of each run */
+};
+
+/* One timed run: a child with its warm-up and repetitions. */
+struct dojo_measure_run {
+	double began, ended;	/* of the repetitions, seconds since 1970 */
+	double median_ns, ci_low_ns, ci_high_ns;
+	int reps, threads;
+	int load_before, load_after;	/* other runnable threads seen */
+	long nivcsw;
+	double cpu_s, wall_s, delay_s;
+	bool disturbed;
+	char why[160];		/* why it is disturbed */
+	char source[12];	/* "run", or "migrated" from schema 1 */
 };
 
 struct dojo_measurement {
@@ -20,19 +47,43 @@ struct dojo_measurement {
 	char fingerprint[41];
 	enum dojo_outcome outcome;
 	char message[512];
+	/* the estimate: the median of the run medians (of the clean runs,
+	 * of all when none is clean) and its 95% interval from their
+	 * spread */
 	double median_ns, ci_low_ns, ci_high_ns;
-	int reps;
-	bool cached;
+	int reps;		/* repetitions of those runs */
+	int runs;		/* those runs */
+	int new_runs;		/* runs this call made, disturbed included */
+	double spread;		/* max/min of their medians, minus 1 */
+	bool disturbed;		/* no clean run: measure again when it
+				   matters */
+	bool cached;		/* this call ran nothing */
+	bool stored;		/* the database has it */
 };
 
-/* Default options: C target, 1% precision, a 2 s budget, 60 s limit. */
+/* A speedup measured as a ratio: the reference and the kernel timed in
+ * alternate runs (ABAB...), the ratio of each pair, their geometric mean
+ * and its 95% interval. */
+struct dojo_measure_ratio {
+	double speedup, low, high;
+	int pairs;
+	bool disturbed;		/* no clean pair */
+};
+
+/* Default options: C target, 1% precision in a run, 3 runs of at most
+ * 2/3 s, a 60 s limit, $OMP_NUM_THREADS or all cores. */
 void dojo_measure_options_init(__dojo_keep struct dojo_measure_options *opt);
+
+/* The threads a measurement with "opt" gives the kernel. */
+int dojo_measure_threads(__dojo_keep const struct dojo_measure_options *opt);
 
 /* Measure "prog"; its outputs must agree with the interpreter's outputs
  * of "reference" (NULL: of "prog") on the seeded inputs, within the
- * tolerance of doc/measure.md.  -1 with the last error only when nothing
- * could be measured (no database, no memory); a failing kernel is an
- * outcome. */
+ * tolerance of doc/measure.md.  A state with enough clean runs on this
+ * fingerprint is not run again (unless "fresh").  -1 with the last error
+ * only when nothing could be measured (no memory, no temporary folder);
+ * a failing kernel is an outcome, and a database that cannot be used is
+ * said and measured without. */
 int dojo_measure(__dojo_keep dojo_program *prog,
     __dojo_keep dojo_program *reference,
     __dojo_keep const struct dojo_measure_options *opt,
@@ -46,5 +97,29 @@ int dojo_measure_against(__dojo_keep dojo_program *prog,
     __dojo_keep dojo_program *reference, __dojo_keep dojo_data **want,
     __dojo_keep const struct dojo_measure_options *opt,
     __dojo_keep struct dojo_measurement *out);
+
+/* The speedup of "prog" against "reference" (whose outputs are the
+ * reference): "opt->runs" pairs of alternate runs, each pair with a
+ * disturbed run repeated (at most "opt->retries" times).  Both states'
+ * measurements (all their runs, these included) go to "mprog" and
+ * "mref"; "ratio" is zero unless both are ok.  -1 as dojo_measure. */
+int dojo_measure_speedup(__dojo_keep dojo_program *prog,
+    __dojo_keep dojo_program *reference, __dojo_keep dojo_data **want,
+    __dojo_keep const struct dojo_measure_options *opt,
+    __dojo_keep struct dojo_measurement *mprog,
+    __dojo_keep struct dojo_measurement *mref,
+    __dojo_keep struct dojo_measure_ratio *ratio);
+
+/* Call "fn" on each run recorded for "prog" on the fingerprint of "opt",
+ * oldest first; the fingerprint into "fingerprint".  0, or -1 with the
+ * last error set (no database). */
+int dojo_measure_history(__dojo_keep dojo_program *prog,
+    __dojo_keep const struct dojo_measure_options *opt,
+    char fingerprint[41],
+    int (*fn)(const struct dojo_measure_run *run, void *payload),
+    void *payload);
+
+/* The 97.5% quantile of Student's t with "df" degrees of freedom. */
+double dojo_t975(int df);
 
 #endif

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <time.h>
 #include <string.h>
+#include <sched.h>
 #include <sys/mman.h>
 #ifdef __linux__
 #include <sys/prctl.h>
@@ -60,7 +61,7 @@ now_ns(void)
  * each run); the times go to "times", their count is returned. */
 static int
 time_kernel(void (*kernel)(void **), void **args, void **pristine,
-    size_t *bytes, int nargs, const struct dojo_run_options *opt,
+    const size_t *bytes, int nargs, const struct dojo_run_options *opt,
     double *times)
 {
 	double start = now_ns(), t0, med, lo, hi, *sorted;
@@ -378,7 +379,7 @@ compile(const char *dir, const struct dojo_run_options *opt,
     struct dojo_run_result *res)
 {
 	const char *cc, *flags;
-	char line[400], path[1024], src[1024], so[1024];
+	char line[400], path[1100], src[1100], so[1100];
 	FILE *f;
 	int st;
 
@@ -417,76 +418,355 @@ compile(const char *dir, const struct dojo_run_options *opt,
 	return 1;
 }
 
-int
-dojo_c_run(dojo_program *prog, dojo_data *data,
-    const struct dojo_run_options *opt, struct dojo_run_result *res)
-{
-	char dir[] = "/tmp/perfdojo-XXXXXX", path[1024];
-	struct dojo_strbuf sb;
-	void **args = NULL, **shared = NULL;
-	size_t *bytes = NULL, *argbytes = NULL;
-	int nb = dojo_program_n_buffers(prog), b, n = 0, st, rc = -1;
-	int *inout = NULL;
-	double *times = MAP_FAILED;
-	int *ntimes;
-	pid_t pid, self = getpid();
+struct dojo_c_kernel {
+	char dir[1024];		/* the temporary folder: k.c, k.so, cc.err */
+	int nb;
+	enum dojo_role *roles;	/* of the program's buffers */
+	size_t *sizes;		/* of their elements */
+};
 
+void
+dojo_c_kernel_free(struct dojo_c_kernel *k)
+{
+	char path[1100];
+	int i;
+
+	if (!k)
+		return;
+	/* the temporary folder and the three files it may hold */
+	for (i = 0; k->dir[0] && i < 3; i++) {
+		snprintf(path, sizeof path, "%s/%s", k->dir,
+		    (const char *[]){ "k.c", "k.so", "cc.err" }[i]);
+		unlink(path);
+	}
+	if (k->dir[0])
+		rmdir(k->dir);
+	free(k->roles);
+	free(k->sizes);
+	free(k);
+}
+
+int
+dojo_c_build(dojo_program *prog, const struct dojo_run_options *opt,
+    struct dojo_c_kernel **out, struct dojo_run_result *res)
+{
+	const char *tmpdir = getenv("TMPDIR");
+	struct dojo_c_kernel *k;
+	struct dojo_strbuf sb;
+	char path[1100];
+	int b, st;
+
+	*out = NULL;
 	memset(res, 0, sizeof *res);
-	if (!mkdtemp(dir))
-		return dojo_error_set("%s: %s", dir, strerror(errno));
+	k = calloc(1, sizeof *k);
+	if (k) {
+		k->nb = dojo_program_n_buffers(prog);
+		k->roles = calloc(k->nb + 1, sizeof *k->roles);
+		k->sizes = calloc(k->nb + 1, sizeof *k->sizes);
+	}
+	if (!k || !k->roles || !k->sizes) {
+		if (k) {
+			free(k->roles);
+			free(k->sizes);
+		}
+		free(k);
+		return dojo_error_set("out of memory");
+	}
+	for (b = 0; b < k->nb; b++) {
+		k->roles[b] = dojo_buffer_role(prog, b);
+		k->sizes[b] = dojo_dtype_size(dojo_buffer_dtype(prog, b));
+	}
+	snprintf(k->dir, sizeof k->dir, "%s/perfdojo-XXXXXX",
+	    tmpdir && *tmpdir ? tmpdir : "/tmp");
+	if (!mkdtemp(k->dir)) {
+		dojo_error_set("%s: %s", k->dir, strerror(errno));
+		k->dir[0] = '\0';
+		dojo_c_kernel_free(k);
+		return -1;
+	}
 	dojo_strbuf_init(&sb);
-	snprintf(path, sizeof path, "%s/k.c", dir);
+	snprintf(path, sizeof path, "%s/k.c", k->dir);
 	if (dojo_c_emit(&sb, prog) < 0 || write_file(path, sb.s) < 0)
-		goto out_clean;
-	snprintf(path, sizeof path, "%s/k.so", dir);
+		goto fail;
+	snprintf(path, sizeof path, "%s/k.so", k->dir);
 	switch (take_prepared(sb.s, path, opt)) {
 	case 1:
 		break;
 	case 2:
 		compile_timeout_result(res, opt);
-		rc = 0;
-		goto out_clean;
+		dojo_strbuf_release(&sb);
+		dojo_c_kernel_free(k);
+		return 0;
 	default:
-		st = compile(dir, opt, res);
+		st = compile(k->dir, opt, res);
 		if (st != 0) {
-			rc = st > 0 ? 0 : -1;
-			goto out_clean;
+			dojo_strbuf_release(&sb);
+			dojo_c_kernel_free(k);
+			return st > 0 ? 0 : -1;
 		}
 	}
+	dojo_strbuf_release(&sb);
+	*out = k;
+	return 0;
+fail:
+	dojo_strbuf_release(&sb);
+	dojo_c_kernel_free(k);
+	return -1;
+}
+
+int
+dojo_c_run(dojo_program *prog, dojo_data *data,
+    const struct dojo_run_options *opt, struct dojo_run_result *res)
+{
+	struct dojo_c_kernel *k;
+	int rc = dojo_c_build(prog, opt, &k, res);
+
+	if (rc < 0 || !k)
+		return rc;
+	rc = dojo_c_kernel_run(k, data, opt, res);
+	dojo_c_kernel_free(k);
+	return rc;
+}
+
+/* What the child tells its parent, in memory they share. */
+struct child_report {
+	int ntimes, threads;
+	long nivcsw;
+	double cpu_s, wall_s, began, ended, delay_s;
+	double times[DOJO_RUN_MAX_REPS];
+};
+
+/* The scheduler's account of this process's threads
+ * (/proc/self/task/TID/schedstat: nanoseconds on a processor, nanoseconds
+ * runnable but waiting for one). */
+#define MAX_THREADS 512
+struct sched_snapshot {
+	int n;
+	long tid[MAX_THREADS];
+	double waited[MAX_THREADS];
+};
+
+static void
+sched_snapshot(struct sched_snapshot *snap)
+{
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *e;
+	unsigned long long ran, waited;
+	char path[300];
+	FILE *f;
+
+	snap->n = 0;
+	while (d && (e = readdir(d)) && snap->n < MAX_THREADS) {
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof path, "/proc/self/task/%s/schedstat",
+		    e->d_name);
+		if (!(f = fopen(path, "r")))
+			continue;
+		if (fscanf(f, "%llu %llu", &ran, &waited) == 2) {
+			snap->tid[snap->n] = atol(e->d_name);
+			snap->waited[snap->n++] = waited * 1e-9;
+		}
+		fclose(f);
+	}
+	if (d)
+		closedir(d);
+}
+
+/* The longest time one thread waited for a processor between "a" and
+ * "b". */
+static double
+sched_delay(const struct sched_snapshot *a, const struct sched_snapshot *b)
+{
+	double worst = 0;
+	int i, j;
+
+	for (i = 0; i < b->n; i++)
+		for (j = 0; j < a->n; j++)
+			if (a->tid[j] == b->tid[i] &&
+			    b->waited[i] - a->waited[j] > worst)
+				worst = b->waited[i] - a->waited[j];
+	return worst;
+}
+
+static double
+now_unix(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static double
+cpu_seconds(const struct rusage *ru)
+{
+	return ru->ru_utime.tv_sec + ru->ru_utime.tv_usec * 1e-6 +
+	    ru->ru_stime.tv_sec + ru->ru_stime.tv_usec * 1e-6;
+}
+
+/* The threads of this process. */
+static int
+count_threads(void)
+{
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *e;
+	int n = 0;
+
+	while (d && (e = readdir(d)))
+		n += e->d_name[0] != '.';
+	if (d)
+		closedir(d);
+	return n > 0 ? n : 1;
+}
+
+/* In the child, before the kernel's code loads (and with it OpenMP): its
+ * threads, bound to cores when there are several and the environment
+ * does not say otherwise. */
+static void
+child_threads(const struct dojo_run_options *opt)
+{
+	char n[16];
+
+	if (!opt || opt->threads <= 0)
+		return;
+	snprintf(n, sizeof n, "%d", opt->threads);
+	setenv("OMP_NUM_THREADS", n, 1);
+	if (opt->threads > 1) {
+		setenv("OMP_PROC_BIND", "close", 0);
+		setenv("OMP_PLACES", "cores", 0);
+	}
+	setenv("OMP_WAIT_POLICY", DOJO_RUN_WAIT_POLICY, 0);
+}
+
+/* The test-only fault "busy": a process that spins on the processor of
+ * the calling thread, which stays there; its pid, or -1. */
+static pid_t
+start_competitor(void)
+{
+#ifdef __linux__
+	cpu_set_t set;
+	int cpu = sched_getcpu();
+	pid_t pid, self = getpid();
+
+	if (cpu < 0)
+		return -1;
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	if (sched_setaffinity(0, sizeof set, &set) < 0)
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		volatile unsigned long spin = 0;
+
+		dojo_child_die_with_parent(self);
+		for (;;)
+			spin++;
+	}
+	return pid;
+#else
+	return -1;
+#endif
+}
+
+/* In the child: the timed repetitions of "kernel" on copies of the
+ * arguments "args" (of "bytes" each; "inout" marks those it changes),
+ * after the warm-up run whose outputs are the ones checked, with what
+ * the kernel saw of the machine in "rep". */
+static void
+child_time(void (*kernel)(void **), void **args, const size_t *bytes,
+    const int *inout, int n, const struct dojo_run_options *opt,
+    struct child_report *rep)
+{
+	void **pristine = calloc(n + 1, sizeof *pristine);
+	void **scratch = calloc(n + 1, sizeof *scratch);
+	const char *fault = getenv("PERFDOJO_FAULT");
+	struct rusage r0, r1;
+	struct sched_snapshot *s0 = malloc(sizeof *s0), *s1 = malloc(sizeof *s1);
+	double w0;
+	pid_t busy = -1;
+	int a;
+
+	for (a = 0; pristine && a < n; a++)
+		if (inout[a] && (pristine[a] = malloc(bytes[a])))
+			memcpy(pristine[a], args[a], bytes[a]);
+	kernel(args);
+	if (fault && !strcmp(fault, "wrong") && n > 0)
+		memset(args[n - 1], 0x55, 4);
+	/* time on scratch copies of the outputs */
+	for (a = 0; scratch && a < n; a++) {
+		scratch[a] = malloc(bytes[a]);
+		if (scratch[a])
+			memcpy(scratch[a], pristine[a] ? pristine[a] : args[a],
+			    bytes[a]);
+	}
+	rep->threads = count_threads();
+	if (fault && !strcmp(fault, "busy"))
+		busy = start_competitor();
+	if (s0)
+		sched_snapshot(s0);
+	getrusage(RUSAGE_SELF, &r0);
+	w0 = now_ns();
+	rep->began = now_unix();
+	rep->ntimes = time_kernel(kernel, scratch ? scratch : args, pristine,
+	    bytes, n, opt, rep->times);
+	rep->ended = now_unix();
+	rep->wall_s = (now_ns() - w0) * 1e-9;
+	getrusage(RUSAGE_SELF, &r1);
+	rep->nivcsw = r1.ru_nivcsw - r0.ru_nivcsw;
+	rep->cpu_s = cpu_seconds(&r1) - cpu_seconds(&r0);
+	if (s0 && s1) {
+		sched_snapshot(s1);
+		rep->delay_s = sched_delay(s0, s1);
+	}
+	if (busy > 0)
+		kill(busy, SIGKILL);
+}
+
+int
+dojo_c_kernel_run(struct dojo_c_kernel *k, dojo_data *data,
+    const struct dojo_run_options *opt, struct dojo_run_result *res)
+{
+	char path[1100];
+	void **args = NULL, **shared = NULL;
+	size_t *bytes = NULL, *argbytes = NULL;
+	int nb = k->nb, b, n = 0, st, rc = -1;
+	int *inout = NULL;
+	struct child_report *rep = MAP_FAILED;
+	pid_t pid, self = getpid();
+
+	memset(res, 0, sizeof *res);
 	/* the kernel arguments in memory the child shares */
 	args = calloc(nb + 1, sizeof *args);
 	shared = calloc(nb + 1, sizeof *shared);
 	bytes = calloc(nb + 1, sizeof *bytes);
 	argbytes = calloc(nb + 1, sizeof *argbytes);
 	inout = calloc(nb + 1, sizeof *inout);
-	times = mmap(NULL, sizeof *times * (DOJO_RUN_MAX_REPS + 1), PROT_READ |
-	    PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	rep = mmap(NULL, sizeof *rep, PROT_READ | PROT_WRITE, MAP_SHARED |
+	    MAP_ANONYMOUS, -1, 0);
 	if (!args || !shared || !bytes || !argbytes || !inout ||
-	    times == MAP_FAILED) {
+	    rep == MAP_FAILED) {
 		dojo_error_set("out of memory");
 		goto out_clean;
 	}
 	for (b = 0; b < nb; b++) {
-		if (dojo_buffer_role(prog, b) == DOJO_TEMP)
+		if (k->roles[b] == DOJO_TEMP)
 			continue;
-		bytes[b] = dojo_data_count(data, b) *
-		    dojo_dtype_size(dojo_buffer_dtype(prog, b));
+		bytes[b] = dojo_data_count(data, b) * k->sizes[b];
 		shared[b] = mmap(NULL, bytes[b] ? bytes[b] : 1, PROT_READ |
 		    PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 		if (shared[b] == MAP_FAILED) {
 			shared[b] = NULL;
-			dojo_error_set("out of memory for '%s'",
-			    dojo_buffer_name(prog, b));
+			dojo_error_set("out of memory for buffer %d", b);
 			goto out_clean;
 		}
 		memcpy(shared[b], dojo_data_buffer(data, b), bytes[b]);
-		inout[n] = dojo_buffer_role(prog, b) == DOJO_INOUT;
+		inout[n] = k->roles[b] == DOJO_INOUT;
 		argbytes[n] = bytes[b];
 		args[n++] = shared[b];
 	}
-	ntimes = (int *)(times + DOJO_RUN_MAX_REPS);
-	*ntimes = 0;
-	snprintf(path, sizeof path, "%s/k.so", dir);
+	rep->ntimes = 0;
+	snprintf(path, sizeof path, "%s/k.so", k->dir);
 	fflush(NULL);
 	pid = fork();
 	if (pid < 0) {
@@ -523,6 +803,7 @@ dojo_c_run(dojo_program *prog, dojo_data *data,
 		signal(SIGABRT, SIG_DFL);
 		alarm(opt && opt->timeout > 0 ? (unsigned)(opt->timeout + 0.999) :
 		    60);
+		child_threads(opt);
 		h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
 		if (!h)
 			_exit(3);
@@ -537,42 +818,17 @@ dojo_c_run(dojo_program *prog, dojo_data *data,
 		    !strcmp(getenv("PERFDOJO_FAULT"), "hang"))
 			for (;;)
 				pause();
-		if (opt && opt->time) {
-			void **pristine = calloc(n + 1, sizeof *pristine);
-			int a;
-
-			/* the warm-up run's outputs are the ones checked; the
-			 * timed runs start from the same inputs */
-			for (a = 0; pristine && a < n; a++)
-				if (inout[a] && (pristine[a] = malloc(argbytes[a])))
-					memcpy(pristine[a], args[a], argbytes[a]);
+		if (opt && opt->time)
+			child_time(kernel, args, argbytes, inout, n, opt, rep);
+		else
 			kernel(args);
-			if (getenv("PERFDOJO_FAULT") &&
-			    !strcmp(getenv("PERFDOJO_FAULT"), "wrong") && n > 0)
-				memset(args[n - 1], 0x55, 4);
-			{
-				void **scratch = calloc(n + 1, sizeof *scratch);
-
-				/* time on scratch copies of the outputs */
-				for (a = 0; scratch && a < n; a++) {
-					scratch[a] = malloc(argbytes[a]);
-					if (scratch[a])
-						memcpy(scratch[a], pristine[a] ?
-						    pristine[a] : args[a],
-						    argbytes[a]);
-				}
-				*ntimes = time_kernel(kernel, scratch ? scratch :
-				    args, pristine, argbytes, n, opt, times);
-			}
-			_exit(0);
-		}
-		kernel(args);
 		_exit(0);
 	}
-	if (waitpid(pid, &st, 0) < 0) {
-		dojo_error_set("waitpid: %s", strerror(errno));
-		goto out_clean;
-	}
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR) {
+			dojo_error_set("waitpid: %s", strerror(errno));
+			goto out_clean;
+		}
 	if (WIFSIGNALED(st)) {
 		res->outcome = WTERMSIG(st) == SIGALRM ? DOJO_OUTCOME_TIMEOUT :
 		    DOJO_OUTCOME_CRASH;
@@ -586,15 +842,22 @@ dojo_c_run(dojo_program *prog, dojo_data *data,
 		    " (the code did not load)" : "");
 	} else {
 		for (b = 0; b < nb; b++)
-			if (dojo_buffer_role(prog, b) == DOJO_OUT ||
-			    dojo_buffer_role(prog, b) == DOJO_INOUT)
+			if (k->roles[b] == DOJO_OUT || k->roles[b] == DOJO_INOUT)
 				memcpy(dojo_data_buffer(data, b), shared[b],
 				    bytes[b]);
-		if (opt && opt->time && *ntimes > 0) {
-			res->reps = *ntimes;
-			qsort(times, *ntimes, sizeof *times, cmp_double);
-			dojo_median_ci(times, *ntimes, &res->median_ns,
+		if (opt && opt->time && rep->ntimes > 0) {
+			res->reps = rep->ntimes;
+			qsort(rep->times, rep->ntimes, sizeof *rep->times,
+			    cmp_double);
+			dojo_median_ci(rep->times, rep->ntimes, &res->median_ns,
 			    &res->ci_low_ns, &res->ci_high_ns);
+			res->nivcsw = rep->nivcsw;
+			res->cpu_s = rep->cpu_s;
+			res->wall_s = rep->wall_s;
+			res->threads = rep->threads;
+			res->delay_s = rep->delay_s;
+			res->began = rep->began;
+			res->ended = rep->ended;
 		}
 	}
 	rc = 0;
@@ -607,15 +870,7 @@ out_clean:
 	free(bytes);
 	free(argbytes);
 	free(inout);
-	if (times != MAP_FAILED)
-		munmap(times, sizeof *times * (DOJO_RUN_MAX_REPS + 1));
-	dojo_strbuf_release(&sb);
-	/* the temporary folder and the three files it may hold */
-	for (b = 0; b < 3; b++) {
-		snprintf(path, sizeof path, "%s/%s", dir,
-		    (const char *[]){ "k.c", "k.so", "cc.err" }[b]);
-		unlink(path);
-	}
-	rmdir(dir);
+	if (rep != MAP_FAILED)
+		munmap(rep, sizeof *rep);
 	return rc;
 }

@@ -29,10 +29,18 @@ struct dojo_run_options {
 	double precision;
 	int min_reps, max_reps;
 	double budget;
+	/* the child's OpenMP threads (0: as the environment says); past 1
+	 * they are bound to cores (OMP_PROC_BIND, OMP_PLACES) unless the
+	 * environment chose otherwise */
+	int threads;
 };
 
 #define DOJO_RUN_MAX_REPS 10000
 #define DOJO_RUN_MEMORY (16ULL << 30)
+
+/* OMP_WAIT_POLICY of the timed child, unless the environment sets it
+ * (doc/measure.md says why) */
+#define DOJO_RUN_WAIT_POLICY "active"
 
 #define DOJO_C_CFLAGS "-O3 -march=native -fopenmp -ffp-contract=off"
 
@@ -42,6 +50,16 @@ struct dojo_run_result {
 	/* with "time": the median and its 95% interval, in nanoseconds */
 	double median_ns, ci_low_ns, ci_high_ns;
 	int reps;
+	/* what the kernel told the child about its timed repetitions
+	 * (getrusage): involuntary context switches, CPU seconds of all its
+	 * threads, wall seconds, the threads it had, and when they began and
+	 * ended (seconds since the epoch) */
+	long nivcsw;
+	double cpu_s, wall_s;
+	int threads;
+	double began, ended;
+	double delay_s;	/* the longest a thread of the kernel waited,
+			   runnable, for a processor (schedstat) */
 };
 
 /* The median of the "n" sorted times "t" and its distribution-free 95%
@@ -63,6 +81,21 @@ void dojo_child_die_with_parent(pid_t parent);
 int dojo_c_run(__dojo_keep dojo_program *prog, __dojo_keep dojo_data *data,
     __dojo_keep const struct dojo_run_options *opt,
     __dojo_keep struct dojo_run_result *res);
+
+/* The same in two steps, so that one compiled kernel runs in several
+ * children: dojo_c_build compiles "prog" into "*out" (NULL, with the
+ * outcome in "res", when it does not compile); dojo_c_kernel_run runs it
+ * once in a new child, as dojo_c_run does. */
+struct dojo_c_kernel;
+int dojo_c_build(__dojo_keep dojo_program *prog,
+    __dojo_keep const struct dojo_run_options *opt,
+    __dojo_give struct dojo_c_kernel **out,
+    __dojo_keep struct dojo_run_result *res);
+int dojo_c_kernel_run(__dojo_keep struct dojo_c_kernel *k,
+    __dojo_keep dojo_data *data,
+    __dojo_keep const struct dojo_run_options *opt,
+    __dojo_keep struct dojo_run_result *res);
+void dojo_c_kernel_free(__dojo_take struct dojo_c_kernel *k);
 
 /* Compile the kernels of "progs" ahead, "jobs" compilers at a time, so
  * that the dojo_c_run of each (in this process, with the same compiler

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 static void
 print_json_string(const char *s)
@@ -56,6 +57,85 @@ out:
 }
 
 static int
+print_run(const struct dojo_measure_run *r, void *payload)
+{
+	char when[32];
+	time_t t = (time_t)r->began;
+	int *n = payload;
+
+	strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime(&t));
+	if (!(*n)++)
+		printf("%-20s %12s %12s %6s %7s %5s %5s  %s\n", "began",
+		    "median_ms", "interval_ms", "reps", "threads", "load",
+		    "after", "disturbed");
+	printf("%-20s %12.4g %5.4g-%-6.4g %6d %7d %5d %5d  %s%s%s\n", when,
+	    r->median_ns / 1e6, r->ci_low_ns / 1e6, r->ci_high_ns / 1e6,
+	    r->reps, r->threads, r->load_before, r->load_after,
+	    r->disturbed ? "yes: " : "no", r->disturbed ? r->why : "",
+	    strcmp(r->source, "run") ? " (migrated)" : "");
+	return 0;
+}
+
+static int
+history(dojo_program *prog, const struct dojo_measure_options *opt)
+{
+	char fp[41];
+	int n = 0;
+
+	if (dojo_measure_history(prog, opt, fp, print_run, &n) < 0)
+		return -1;
+	if (n == 0)
+		printf("%s: no runs on fingerprint %.12s\n",
+		    dojo_program_file(prog), fp);
+	return 0;
+}
+
+static void
+print_json(const struct dojo_measurement *m,
+    const struct dojo_measure_ratio *r)
+{
+	printf("{\"median_ns\": %.0f, \"ci_low_ns\": %.0f, "
+	    "\"ci_high_ns\": %.0f, \"reps\": %d, \"runs\": %d, "
+	    "\"new_runs\": %d, \"spread\": %.4f, \"disturbed\": %s, "
+	    "\"outcome\": ", m->median_ns, m->ci_low_ns, m->ci_high_ns,
+	    m->reps, m->runs, m->new_runs, m->spread,
+	    m->disturbed ? "true" : "false");
+	print_json_string(dojo_outcome_name(m->outcome));
+	printf(", \"message\": ");
+	print_json_string(m->message);
+	if (r && r->speedup > 0)
+		printf(", \"speedup\": %.4f, \"speedup_low\": %.4f, "
+		    "\"speedup_high\": %.4f, \"pairs\": %d, "
+		    "\"speedup_disturbed\": %s", r->speedup, r->low, r->high,
+		    r->pairs, r->disturbed ? "true" : "false");
+	printf(", \"cached\": %s, \"stored\": %s, \"state\": \"%s\", "
+	    "\"fingerprint\": \"%s\"}\n", m->cached ? "true" : "false",
+	    m->stored ? "true" : "false", m->state, m->fingerprint);
+}
+
+static void
+print_text(const char *file, const struct dojo_measurement *m,
+    const struct dojo_measure_ratio *r, const char *baseline)
+{
+	if (m->outcome != DOJO_OUTCOME_OK) {
+		printf("%s: %s: %s\n", file, dojo_outcome_name(m->outcome),
+		    m->message);
+		return;
+	}
+	printf("%s: median %.4g ms, 95%% interval [%.4g, %.4g] ms, %d run%s "
+	    "(spread %.1f%%), %d reps%s%s\n", file, m->median_ns / 1e6,
+	    m->ci_low_ns / 1e6, m->ci_high_ns / 1e6, m->runs,
+	    m->runs == 1 ? "" : "s", 100 * m->spread, m->reps,
+	    m->cached ? " (cached)" : "",
+	    m->disturbed ? " DISTURBED: the machine was busy" : "");
+	if (r && r->speedup > 0)
+		printf("speedup %.3g, 95%% interval [%.3g, %.3g], against %s "
+		    "(%d alternate pairs)%s\n", r->speedup, r->low, r->high,
+		    baseline, r->pairs, r->disturbed ? " DISTURBED" :
+		    r->low > 1 || r->high < 1 ? "" : ", not significant");
+}
+
+static int
 measure_run(int argc, char **argv)
 {
 	const struct dojo_command *cmd = &dojo_command_measure;
@@ -63,13 +143,16 @@ measure_run(int argc, char **argv)
 	const char *baseline = NULL, *session = NULL;
 	struct dojo_measure_options opt;
 	struct dojo_measurement m, base;
+	struct dojo_measure_ratio ratio;
 	dojo_program *prog, *bprog = NULL;
-	bool json = false;
-	double speedup = 0;
+	dojo_data *want = NULL;
+	bool json = false, list = false;
 	char *end;
+	long n;
 	int c, rc = DOJO_EXIT_ERROR;
 
 	dojo_measure_options_init(&opt);
+	memset(&ratio, 0, sizeof ratio);
 	dojo_option_parser_init(&p, cmd);
 	while ((c = dojo_option_end(&p, argc, argv)) >= 0) {
 		switch (c) {
@@ -102,6 +185,23 @@ measure_run(int argc, char **argv)
 		case 's':
 			session = optarg;
 			break;
+		case 'n':
+			n = strtol(optarg, &end, 10);
+			if (*end || n < 1 || n > 1000)
+				return dojo_command_usage(cmd, "--threads needs "
+				    "a number of threads from 1 to 1000");
+			opt.run.threads = (int)n;
+			break;
+		case 'r':
+			n = strtol(optarg, &end, 10);
+			if (*end || n < 1 || n > 100)
+				return dojo_command_usage(cmd, "--runs needs a "
+				    "number of runs from 1 to 100");
+			opt.runs = (int)n;
+			break;
+		case 'H':
+			list = true;
+			break;
 		}
 	}
 	if (c == DOJO_OPTION_STOP)
@@ -111,41 +211,36 @@ measure_run(int argc, char **argv)
 	prog = dojo_program_read_file(argv[optind]);
 	if (!prog)
 		return dojo_command_fail();
+	if (list) {
+		rc = history(prog, &opt) < 0 ? dojo_command_fail() : 0;
+		dojo_program_free(prog);
+		return rc;
+	}
 	if (baseline && !(bprog = dojo_program_read_file(baseline)))
 		goto out_free;
-	/* the baseline is the reference the outputs are checked against */
-	if (bprog && dojo_measure(bprog, NULL, &opt, &base) < 0)
+	/* the baseline is the reference the outputs are checked against,
+	 * and the two are timed in alternate runs */
+	if (bprog) {
+		rc = dojo_measure_speedup(prog, bprog, &want, &opt, &m, &base,
+		    &ratio);
+		dojo_data_free(want);
+		if (rc < 0)
+			goto out_free;
+		if (base.outcome != DOJO_OUTCOME_OK) {
+			dojo_error_set("%s: the baseline failed: %s: %s",
+			    baseline, dojo_outcome_name(base.outcome),
+			    base.message);
+			goto out_free;
+		}
+	} else if (dojo_measure(prog, NULL, &opt, &m) < 0) {
 		goto out_free;
-	if (dojo_measure(prog, bprog, &opt, &m) < 0)
-		goto out_free;
-	if (bprog && base.outcome == DOJO_OUTCOME_OK &&
-	    m.outcome == DOJO_OUTCOME_OK && m.median_ns > 0)
-		speedup = base.median_ns / m.median_ns;
+	}
 	if (session && record(session, prog, &opt, &m) < 0)
 		goto out_free;
-	if (json) {
-		printf("{\"median_ns\": %.0f, \"ci_low_ns\": %.0f, "
-		    "\"ci_high_ns\": %.0f, \"reps\": %d, \"outcome\": ",
-		    m.median_ns, m.ci_low_ns, m.ci_high_ns, m.reps);
-		print_json_string(dojo_outcome_name(m.outcome));
-		printf(", \"message\": ");
-		print_json_string(m.message);
-		if (speedup > 0)
-			printf(", \"speedup\": %.4f", speedup);
-		printf(", \"cached\": %s, \"state\": \"%s\", "
-		    "\"fingerprint\": \"%s\"}\n", m.cached ? "true" : "false",
-		    m.state, m.fingerprint);
-	} else if (m.outcome == DOJO_OUTCOME_OK) {
-		printf("%s: median %.4g ms, 95%% interval [%.4g, %.4g] ms, %d "
-		    "reps%s\n", argv[optind], m.median_ns / 1e6,
-		    m.ci_low_ns / 1e6, m.ci_high_ns / 1e6, m.reps,
-		    m.cached ? " (cached)" : "");
-		if (speedup > 0)
-			printf("speedup %.3g against %s\n", speedup, baseline);
-	} else {
-		printf("%s: %s: %s\n", argv[optind],
-		    dojo_outcome_name(m.outcome), m.message);
-	}
+	if (json)
+		print_json(&m, &ratio);
+	else
+		print_text(argv[optind], &m, &ratio, baseline);
 	rc = m.outcome == DOJO_OUTCOME_OK ? 0 : DOJO_EXIT_ERROR;
 	dojo_program_free(bprog);
 	dojo_program_free(prog);
@@ -161,10 +256,17 @@ static const struct dojo_option measure_options[] = {
 	{ "fresh", 'f', NULL, "measure again, even when the database knows "
 	    "the state" },
 	{ "json", 'j', NULL, "one JSON object: median_ns, ci_low_ns, "
-	    "ci_high_ns, reps, outcome, message, speedup, cached, state, "
-	    "fingerprint" },
+	    "ci_high_ns, reps, runs, new_runs, spread, disturbed, outcome, "
+	    "message, speedup, speedup_low, speedup_high, pairs, cached, "
+	    "stored, state, fingerprint" },
 	{ "baseline", 'b', "BASE", "the speedup against BASE, whose outputs "
-	    "are the reference" },
+	    "are the reference, the two timed in alternate runs" },
+	{ "threads", 'n', "N", "the kernel's OpenMP threads (default "
+	    "$OMP_NUM_THREADS or all cores), part of the fingerprint" },
+	{ "runs", 'r', "N", "the clean runs, each a separate child, that "
+	    "make a state known (default 3)" },
+	{ "history", 'H', NULL, "list the runs recorded for the state on "
+	    "this fingerprint, and measure nothing" },
 	{ "db", 'd', "PATH", "the measurement database (default $PERFDOJO_DB "
 	    "or ~/.cache/perfdojo/measurements.db)" },
 	{ "timeout", 'T', "S", "the time limit of one run (default 60)" },

@@ -85,6 +85,11 @@ int64_t dojo_node_size(__dojo_keep dojo_node *node);
 /* 0 or the letter of one of the flags of ir/flag.h */
 char dojo_node_flag(__dojo_keep dojo_node *node);
 
+/* The arithmetic operations one run of "prog" does: each +, -, *, /,
+ * negation, call and update (+=, max=, ...) of each operation, times
+ * the iterations of its scopes (the numerator of GFLOP/s). */
+double dojo_program_ops(__dojo_keep dojo_program *prog);
+
 /* Operations, for code generators: the written access, the update and
  * the expression tree.  Accesses and expressions belong to their node. */
 typedef struct dojo_access dojo_access;

@@ -205,7 +205,10 @@ static const char schema[] =
 	" load_after INTEGER, nivcsw INTEGER, cpu_s REAL, wall_s REAL,"
 	" delay_s REAL, disturbed INTEGER NOT NULL, why TEXT,"
 	" source TEXT NOT NULL);"
-	"CREATE INDEX IF NOT EXISTS runs_of_state ON runs (state, fingerprint);";
+	"CREATE INDEX IF NOT EXISTS runs_of_state ON runs (state, fingerprint);"
+	"CREATE TABLE IF NOT EXISTS peaks ("
+	" fingerprint TEXT PRIMARY KEY, gflops REAL NOT NULL,"
+	" measured_at TEXT NOT NULL);";
 
 static const char migrate_1[] =
 	"ALTER TABLE measurements ADD COLUMN runs INTEGER;"
@@ -1157,6 +1160,49 @@ dojo_measure_history(dojo_program *prog,
 		return dojo_error_set("%s: no measurement database", db.path);
 	}
 	rc = db_runs(&db, state, fp, fn, payload);
+	db_close(&db);
+	return rc;
+}
+
+int
+dojo_measure_peak(const struct dojo_measure_options *opt, double *gflops)
+{
+	struct dojo_run_options run = opt->run;
+	char fp[41], when[32];
+	sqlite3_stmt *st;
+	time_t now = time(NULL);
+	struct db db;
+	int rc;
+
+	*gflops = 0;
+	fingerprint(fp, opt);
+	db_open(&db, opt);
+	if (db.h && !opt->fresh && sqlite3_prepare_v2(db.h, "SELECT gflops "
+	    "FROM peaks WHERE fingerprint = ?", -1, &st, NULL) == SQLITE_OK) {
+		sqlite3_bind_text(st, 1, fp, -1, SQLITE_STATIC);
+		if (sqlite3_step(st) == SQLITE_ROW)
+			*gflops = sqlite3_column_double(st, 0);
+		sqlite3_finalize(st);
+	}
+	if (*gflops > 0) {
+		db_close(&db);
+		return 0;
+	}
+	run.threads = dojo_measure_threads(opt);
+	db_lock(&db);
+	rc = dojo_c_peak(&run, gflops);
+	db_unlock(&db);
+	if (rc == 0 && db.h && sqlite3_prepare_v2(db.h, "INSERT OR REPLACE "
+	    "INTO peaks VALUES (?, ?, ?)", -1, &st, NULL) == SQLITE_OK) {
+		strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ",
+		    gmtime(&now));
+		sqlite3_bind_text(st, 1, fp, -1, SQLITE_STATIC);
+		sqlite3_bind_double(st, 2, *gflops);
+		sqlite3_bind_text(st, 3, when, -1, SQLITE_STATIC);
+		if (sqlite3_step(st) != SQLITE_DONE)
+			db_write_failed(&db);
+		sqlite3_finalize(st);
+	}
 	db_close(&db);
 	return rc;
 }

@@ -119,6 +119,12 @@ int dojo_measure_history(__dojo_keep dojo_program *prog,
     int (*fn)(const struct dojo_measure_run *run, void *payload),
     void *payload);
 
+/* This machine's peak GFLOP/s for the fingerprint of "opt"
+ * (dojo_c_peak), measured once and kept in the database.  0, or -1 with
+ * the last error set. */
+int dojo_measure_peak(__dojo_keep const struct dojo_measure_options *opt,
+    double *gflops);
+
 /* The 97.5% quantile of Student's t with "df" degrees of freedom. */
 double dojo_t975(int df);
 

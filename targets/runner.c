@@ -874,3 +874,124 @@ out_clean:
 		munmap(rep, sizeof *rep);
 	return rc;
 }
+
+/*
+ * The machine's peak for this compiler and flags: independent chains of
+ * multiply-adds on vectors, in every thread, the best of five rounds.
+ */
+static const char peak_source[] =
+	"#include <time.h>\n"
+	"#define CHAINS 12\n"
+	"#define LANES 16\n"
+	"static double now(void)\n"
+	"{\n"
+	"	struct timespec t;\n"
+	"	clock_gettime(CLOCK_MONOTONIC, &t);\n"
+	"	return t.tv_sec + t.tv_nsec * 1e-9;\n"
+	"}\n"
+	"volatile float dojo_peak_sink;\n"
+	"double dojo_peak(long n)\n"
+	"{\n"
+	"	double best = 0;\n"
+	"	for (int round = 0; round < 5; round++) {\n"
+	"		double t0 = now(), ops = 0;\n"
+	"#pragma omp parallel reduction(+:ops)\n"
+	"		{\n"
+	"			float a[CHAINS][LANES], m = 0.9999999f, "
+	"k = 1e-7f;\n"
+	"			for (int c = 0; c < CHAINS; c++)\n"
+	"				for (int l = 0; l < LANES; l++)\n"
+	"					a[c][l] = (float)(c + l);\n"
+	"			for (long i = 0; i < n; i++)\n"
+	"				for (int c = 0; c < CHAINS; c++)\n"
+	"#pragma omp simd\n"
+	"					for (int l = 0; l < LANES; l++)\n"
+	"						a[c][l] = a[c][l] * m + k;\n"
+	"			float s = 0;\n"
+	"			for (int c = 0; c < CHAINS; c++)\n"
+	"				for (int l = 0; l < LANES; l++)\n"
+	"					s += a[c][l];\n"
+	"			dojo_peak_sink = s;\n"
+	"			ops += 2.0 * n * CHAINS * LANES;\n"
+	"		}\n"
+	"		double g = ops / (now() - t0) * 1e-9;\n"
+	"		if (g > best)\n"
+	"			best = g;\n"
+	"	}\n"
+	"	return best;\n"
+	"}\n";
+
+int
+dojo_c_peak(const struct dojo_run_options *opt, double *gflops)
+{
+	const char *tmpdir = getenv("TMPDIR");
+	char dir[1024], src[1100], so[1100], err[1100];
+	double *shared = MAP_FAILED;
+	int st, rc = -1;
+	pid_t pid, self = getpid();
+
+	*gflops = 0;
+	snprintf(dir, sizeof dir, "%s/perfdojo-peak-XXXXXX",
+	    tmpdir && *tmpdir ? tmpdir : "/tmp");
+	if (!mkdtemp(dir))
+		return dojo_error_set("%s: %s", dir, strerror(errno));
+	snprintf(src, sizeof src, "%s/peak.c", dir);
+	snprintf(so, sizeof so, "%s/peak.so", dir);
+	snprintf(err, sizeof err, "%s/cc.err", dir);
+	if (write_file(src, peak_source) < 0)
+		goto out;
+	if (run_compiler(&st, src, so, err, opt) < 0)
+		goto out;
+	if (st != 0) {
+		dojo_error_set("the compiler failed on the peak kernel");
+		goto out;
+	}
+	shared = mmap(NULL, sizeof *shared, PROT_READ | PROT_WRITE,
+	    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (shared == MAP_FAILED) {
+		dojo_error_set("out of memory");
+		goto out;
+	}
+	*shared = 0;
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		dojo_error_set("fork: %s", strerror(errno));
+		goto out;
+	}
+	if (pid == 0) {
+		double (*peak)(long);
+		void *h;
+
+		dojo_child_die_with_parent(self);
+		alarm(60);
+		child_threads(opt);
+		h = dlopen(so, RTLD_NOW | RTLD_LOCAL);
+		if (!h)
+			_exit(3);
+		*(void **)&peak = dlsym(h, "dojo_peak");
+		if (!peak)
+			_exit(4);
+		*shared = peak(1L << 22);
+		_exit(0);
+	}
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR) {
+			dojo_error_set("waitpid: %s", strerror(errno));
+			goto out;
+		}
+	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0 || !(*shared > 0)) {
+		dojo_error_set("the peak kernel did not run");
+		goto out;
+	}
+	*gflops = *shared;
+	rc = 0;
+out:
+	if (shared != MAP_FAILED)
+		munmap(shared, sizeof *shared);
+	unlink(src);
+	unlink(so);
+	unlink(err);
+	rmdir(dir);
+	return rc;
+}

@@ -97,6 +97,13 @@ int dojo_c_kernel_run(__dojo_keep struct dojo_c_kernel *k,
     __dojo_keep struct dojo_run_result *res);
 void dojo_c_kernel_free(__dojo_take struct dojo_c_kernel *k);
 
+/* The GFLOP/s that independent vector multiply-adds reach on this
+ * machine, compiled with the compiler and flags of "opt", in its threads
+ * (a child, as a kernel): the peak a kernel's rate is a share of.  0, or
+ * -1 with the last error set. */
+int dojo_c_peak(__dojo_keep const struct dojo_run_options *opt,
+    double *gflops);
+
 /* Compile the kernels of "progs" ahead, "jobs" compilers at a time, so
  * that the dojo_c_run of each (in this process, with the same compiler
  * and flags) only runs it.  Nothing is timed here: timed runs never

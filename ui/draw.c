@@ -485,16 +485,38 @@ draw_chart(struct explorer *ex)
 static void
 draw_status(struct explorer *ex)
 {
-	char line[1024], t[64] = "-", sp[32] = "-", best[32] = "-";
+	char line[1200], t[128] = "-", sp[64] = "-", best[32] = "-";
 	char activity[64];
 	const struct dojo_session_entry *h = &ex->head;
 	static const char spin[] = "|/-\\";
 	static int tick;
 
 	if (h->m.measured && strcmp(h->m.outcome, "ok") == 0) {
-		ex_format_time(t, sizeof t, h->m.median_ns);
-		if (h->m.speedup > 0)
-			snprintf(sp, sizeof sp, "%.3gx", h->m.speedup);
+		char ft[32];
+
+		/* median +- spread (runs), the rate and its share of the
+		 * peak; a '!' on a number of a busy machine */
+		ex_format_time(ft, sizeof ft, h->m.median_ns);
+		snprintf(t, sizeof t, "%s%s +-%.1f%% (%d run%s)", ft,
+		    h->m.disturbed ? "!" : "", 100 * h->m.spread, h->m.runs,
+		    h->m.runs == 1 ? "" : "s");
+		if (h->m.ops > 0 && h->m.median_ns > 0) {
+			size_t k = strlen(t);
+
+			snprintf(t + k, sizeof t - k, " %.3g GFLOP/s",
+			    h->m.ops / h->m.median_ns);
+			k = strlen(t);
+			if (h->m.peak_gflops > 0)
+				snprintf(t + k, sizeof t - k, " %.0f%% of peak",
+				    100 * h->m.ops / h->m.median_ns /
+				    h->m.peak_gflops);
+		}
+		if (h->m.confirmed)
+			snprintf(sp, sizeof sp, "%.3gx [%.3g,%.3g]",
+			    h->m.speedup, h->m.speedup_low, h->m.speedup_high);
+		else if (h->m.speedup > 0)
+			snprintf(sp, sizeof sp, "%.3gx%s", h->m.speedup,
+			    h->m.disturbed ? "!" : "");
 	} else if (h->m.measured) {
 		snprintf(t, sizeof t, "%s", h->m.outcome);
 	}
@@ -511,9 +533,11 @@ draw_status(struct explorer *ex)
 		    ex->agent.pid <= 0 ? "" : ex->agent.paused ? "paused" :
 		    "playing");
 	snprintf(line, sizeof line, " %s%s  target %s  %.7s%s%s  time %s  "
-	    "speedup %s  best %s", ex->start_file, activity, ex->target,
+	    "speedup %s  best %s%s", ex->start_file, activity, ex->target,
 	    h->commit, dojo_session_branch(ex->session)[0] ? " on " : "",
-	    dojo_session_branch(ex->session), t, sp, best);
+	    dojo_session_branch(ex->session), t, sp, best,
+	    h->m.measured && h->m.disturbed ? "  BUSY MACHINE: '!' numbers "
+	    "are disturbed (M measures again)" : "");
 	blank(ex->status_row, 0, COLS, role(ex, PAIR_STATUS));
 	put(ex->status_row, 0, COLS, line, role(ex, PAIR_STATUS));
 }

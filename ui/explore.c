@@ -382,10 +382,11 @@ apply_action(struct explorer *ex, const char *text)
  * and reads the result when the child ends. */
 
 void
-ex_measure(struct explorer *ex)
+ex_measure(struct explorer *ex, bool fresh)
 {
 	const char *args[] = { "measure", "@", "--session",
-	    dojo_session_dir(ex->session), NULL };
+	    dojo_session_dir(ex->session), "--peak", fresh ? "--fresh" : NULL,
+	    NULL };
 	char what[64];
 
 	snprintf(what, sizeof what, "the measurement of %.7s",
@@ -411,9 +412,23 @@ measure_done(struct explorer *ex, int status)
 	    ex->head.m.measured) {
 		char t[32];
 
-		ex_format_time(t, sizeof t, ex->head.m.median_ns);
-		ex_message(ex, false, "measured %.7s: %s, %.3gx the start",
-		    j->commit, t, ex->head.m.speedup);
+		const struct dojo_session_measurement *m = &ex->head.m;
+
+		ex_format_time(t, sizeof t, m->median_ns);
+		if (m->disturbed)
+			ex_message(ex, true, "measured %.7s: %s, %.3gx the start, "
+			    "DISTURBED: the machine was busy (M measures "
+			    "again)", j->commit, t, m->speedup);
+		else if (m->confirmed)
+			ex_message(ex, false, "measured %.7s: %s +-%.1f%% in %d "
+			    "runs, %.3gx [%.3g, %.3g] the start%s", j->commit, t,
+			    100 * m->spread, m->runs, m->speedup,
+			    m->speedup_low, m->speedup_high,
+			    m->speedup_low > 1 ? "" : ", not significant");
+		else
+			ex_message(ex, false, "measured %.7s: %s +-%.1f%% in %d "
+			    "runs, %.3gx the start", j->commit, t,
+			    100 * m->spread, m->runs, m->speedup);
 	} else {
 		ex_message(ex, !ok, "measured %.7s: %s", j->commit,
 		    ex_job_last_line(j));
@@ -537,7 +552,13 @@ cmd_apply(struct explorer *ex, const char *args)
 static void
 cmd_measure(struct explorer *ex, const char *args)
 {
-	ex_measure(ex);
+	while (args && *args == ' ')
+		args++;
+	if (args && *args && strcmp(args, "--fresh") != 0) {
+		ex_message(ex, true, "measure: '%s'? (measure [--fresh])", args);
+		return;
+	}
+	ex_measure(ex, args && *args);
 }
 
 static void
@@ -765,7 +786,8 @@ cmd_quit(struct explorer *ex, const char *args)
 static const struct ex_command commands[] = {
 	{ "apply", "ACTION", "take a move (the selected one if none given)",
 	    cmd_apply },
-	{ "measure", NULL, NULL, cmd_measure },
+	{ "measure", "[--fresh]", "measure the current state in the "
+	    "background (--fresh: again, adding runs)", cmd_measure },
 	{ "undo", NULL, NULL, cmd_undo },
 	{ "redo", NULL, NULL, cmd_redo },
 	{ "checkout", NULL, NULL, cmd_checkout },
@@ -1050,7 +1072,7 @@ key_pane(struct explorer *ex, int d)
 static void
 key_measure(struct explorer *ex, int arg)
 {
-	ex_measure(ex);
+	ex_measure(ex, arg != 0);
 }
 
 /* 'p' and 's' pause and stop an agent that plays; else they are free for
@@ -1164,8 +1186,9 @@ static const struct key_entry key_table[] = {
 	    "take the selected move (history pane: go to that state)" },
 	{ KEYS_MAIN, { BIND('\t', 1), BIND_CODE(KEY_BTAB, -1) }, key_pane,
 	    "the next, the previous pane" },
-	{ KEYS_MAIN, { BIND('m', 0) }, key_measure,
-	    "measure the current state (in the background)" },
+	{ KEYS_MAIN, { BIND('m', 0), BIND('M', 1) }, key_measure,
+	    "measure the current state (in the background); M: measure it "
+	    "again, adding runs" },
 	{ KEYS_MAIN, { BIND('u', -1), BIND('r', 1) }, key_undo_redo,
 	    "undo, redo" },
 	{ KEYS_MAIN, { BIND('b', 0) }, key_branch,

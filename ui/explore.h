@@ -145,7 +145,7 @@ void ex_message(struct explorer *ex, bool error, const char *fmt, ...)
 int ex_reload(struct explorer *ex);
 void ex_rebuild_moves(struct explorer *ex);
 int ex_command(struct explorer *ex, const char *line);
-void ex_measure(struct explorer *ex);
+void ex_measure(struct explorer *ex, bool fresh);
 /* Show "text" (taken) in the lower pane under "title". */
 void ex_show_output(struct explorer *ex, const char *title, char *text);
 /* The command names and their one-line help, for completion and help. */

@@ -30,7 +30,8 @@ print_json_string(const char *s)
  * that holds its state, with its speedup against the session's start. */
 static int
 record(const char *dir, dojo_program *prog,
-    const struct dojo_measure_options *opt, const struct dojo_measurement *m)
+    const struct dojo_measure_options *opt, const struct dojo_measurement *m,
+    double peak)
 {
 	struct dojo_session_measurement sm;
 	double start_ns;
@@ -50,7 +51,10 @@ record(const char *dir, dojo_program *prog,
 	if (dojo_session_measure_start(s, opt, &start_ns) < 0)
 		goto out;
 	dojo_session_measurement_from(&sm, m, "c", start_ns);
-	rc = dojo_session_record(s, commit, &sm);
+	sm.ops = dojo_program_ops(prog);
+	sm.peak_gflops = peak;
+	if (dojo_session_confirm(s, prog, opt, &sm) == 0)
+		rc = dojo_session_record(s, commit, &sm);
 out:
 	dojo_session_free(s);
 	return rc;
@@ -92,7 +96,7 @@ history(dojo_program *prog, const struct dojo_measure_options *opt)
 
 static void
 print_json(const struct dojo_measurement *m,
-    const struct dojo_measure_ratio *r)
+    const struct dojo_measure_ratio *r, double ops, double peak)
 {
 	printf("{\"median_ns\": %.0f, \"ci_low_ns\": %.0f, "
 	    "\"ci_high_ns\": %.0f, \"reps\": %d, \"runs\": %d, "
@@ -103,6 +107,11 @@ print_json(const struct dojo_measurement *m,
 	print_json_string(dojo_outcome_name(m->outcome));
 	printf(", \"message\": ");
 	print_json_string(m->message);
+	if (m->outcome == DOJO_OUTCOME_OK && m->median_ns > 0 && ops > 0)
+		printf(", \"ops\": %.0f, \"gflops\": %.4g", ops,
+		    ops / m->median_ns);
+	if (peak > 0)
+		printf(", \"peak_gflops\": %.4g", peak);
 	if (r && r->speedup > 0)
 		printf(", \"speedup\": %.4f, \"speedup_low\": %.4f, "
 		    "\"speedup_high\": %.4f, \"pairs\": %d, "
@@ -115,7 +124,8 @@ print_json(const struct dojo_measurement *m,
 
 static void
 print_text(const char *file, const struct dojo_measurement *m,
-    const struct dojo_measure_ratio *r, const char *baseline)
+    const struct dojo_measure_ratio *r, const char *baseline, double ops,
+    double peak)
 {
 	if (m->outcome != DOJO_OUTCOME_OK) {
 		printf("%s: %s: %s\n", file, dojo_outcome_name(m->outcome),
@@ -128,6 +138,12 @@ print_text(const char *file, const struct dojo_measurement *m,
 	    m->runs == 1 ? "" : "s", 100 * m->spread, m->reps,
 	    m->cached ? " (cached)" : "",
 	    m->disturbed ? " DISTURBED: the machine was busy" : "");
+	if (ops > 0 && m->median_ns > 0)
+		printf("%.4g GFLOP/s%s", ops / m->median_ns, peak > 0 ? "" :
+		    "\n");
+	if (ops > 0 && m->median_ns > 0 && peak > 0)
+		printf(", %.1f%% of this machine's peak (%.4g GFLOP/s)\n",
+		    100 * ops / m->median_ns / peak, peak);
 	if (r && r->speedup > 0)
 		printf("speedup %.3g, 95%% interval [%.3g, %.3g], against %s "
 		    "(%d alternate pairs)%s\n", r->speedup, r->low, r->high,
@@ -146,7 +162,8 @@ measure_run(int argc, char **argv)
 	struct dojo_measure_ratio ratio;
 	dojo_program *prog, *bprog = NULL;
 	dojo_data *want = NULL;
-	bool json = false, list = false;
+	bool json = false, list = false, want_peak = false;
+	double peak = 0;
 	char *end;
 	long n;
 	int c, rc = DOJO_EXIT_ERROR;
@@ -202,6 +219,9 @@ measure_run(int argc, char **argv)
 		case 'H':
 			list = true;
 			break;
+		case 'P':
+			want_peak = true;
+			break;
 		}
 	}
 	if (c == DOJO_OPTION_STOP)
@@ -235,12 +255,16 @@ measure_run(int argc, char **argv)
 	} else if (dojo_measure(prog, NULL, &opt, &m) < 0) {
 		goto out_free;
 	}
-	if (session && record(session, prog, &opt, &m) < 0)
+	if (want_peak && m.outcome == DOJO_OUTCOME_OK &&
+	    dojo_measure_peak(&opt, &peak) < 0)
+		goto out_free;
+	if (session && record(session, prog, &opt, &m, peak) < 0)
 		goto out_free;
 	if (json)
-		print_json(&m, &ratio);
+		print_json(&m, &ratio, dojo_program_ops(prog), peak);
 	else
-		print_text(argv[optind], &m, &ratio, baseline);
+		print_text(argv[optind], &m, &ratio, baseline,
+		    dojo_program_ops(prog), peak);
 	rc = m.outcome == DOJO_OUTCOME_OK ? 0 : DOJO_EXIT_ERROR;
 	dojo_program_free(bprog);
 	dojo_program_free(prog);
@@ -257,14 +281,16 @@ static const struct dojo_option measure_options[] = {
 	    "the state" },
 	{ "json", 'j', NULL, "one JSON object: median_ns, ci_low_ns, "
 	    "ci_high_ns, reps, runs, new_runs, spread, disturbed, outcome, "
-	    "message, speedup, speedup_low, speedup_high, pairs, cached, "
-	    "stored, state, fingerprint" },
+	    "message, ops, gflops, peak_gflops, speedup, speedup_low, "
+	    "speedup_high, pairs, cached, stored, state, fingerprint" },
 	{ "baseline", 'b', "BASE", "the speedup against BASE, whose outputs "
 	    "are the reference, the two timed in alternate runs" },
 	{ "threads", 'n', "N", "the kernel's OpenMP threads (default "
 	    "$OMP_NUM_THREADS or all cores), part of the fingerprint" },
 	{ "runs", 'r', "N", "the clean runs, each a separate child, that "
 	    "make a state known (default 3)" },
+	{ "peak", 'P', NULL, "also this machine's peak GFLOP/s (measured "
+	    "once for the fingerprint) and the kernel's share of it" },
 	{ "history", 'H', NULL, "list the runs recorded for the state on "
 	    "this fingerprint, and measure nothing" },
 	{ "db", 'd', "PATH", "the measurement database (default $PERFDOJO_DB "

@@ -167,6 +167,9 @@ record_step(struct recorder *rec, const char *text, dojo_program *next)
 		    &rec->want, &rec->mopt, &m) < 0)
 			return -1;
 		dojo_session_measurement_from(&sm, &m, "c", rec->start_ns);
+		if (dojo_session_confirm(rec->session, next, &rec->mopt,
+		    &sm) < 0)
+			return -1;
 		smp = &sm;
 	}
 	if (dojo_session_step(rec->session, action, next, smp, &step) < 0)
@@ -177,8 +180,13 @@ record_step(struct recorder *rec, const char *text, dojo_program *next)
 	    step.new_branch ? step.branch : "");
 	if (step.new_branch)
 		fputc(')', stderr);
-	if (smp && sm.speedup > 0)
-		fprintf(stderr, " %.3gx", sm.speedup);
+	if (smp && sm.confirmed)
+		fprintf(stderr, " %.3gx [%.3g, %.3g]%s", sm.speedup,
+		    sm.speedup_low, sm.speedup_high, sm.speedup_low > 1 ? "" :
+		    " not significant");
+	else if (smp && sm.speedup > 0)
+		fprintf(stderr, " %.3gx%s", sm.speedup, sm.disturbed ?
+		    " (disturbed)" : "");
 	else if (smp && strcmp(sm.outcome, "ok") != 0)
 		fprintf(stderr, " %s", sm.outcome);
 	fputc('\n', stderr);

@@ -22,7 +22,7 @@
 /* The options of both commands (each takes some). */
 struct tune_args {
 	const char *agent, *model, *session, *encoder_cmd, *csv, *plot;
-	int budget, jobs, episodes;
+	int budget, jobs, episodes, threads;
 	int suggest;			/* > 0: print the agent's best moves */
 	bool live;			/* record each new best as it comes */
 	double seconds, timeout;
@@ -32,7 +32,8 @@ struct tune_args {
 
 enum {
 	OPT_ENCODER = 256, OPT_CSV, OPT_PLOT, OPT_TIMEOUT, OPT_WIDTH,
-	OPT_EPSILON, OPT_GAMMA, OPT_UPDATES, OPT_SUGGEST, OPT_LIVE
+	OPT_EPSILON, OPT_GAMMA, OPT_UPDATES, OPT_SUGGEST, OPT_LIVE,
+	OPT_THREADS
 };
 
 /* A positive number from "text", or -1. */
@@ -72,14 +73,15 @@ parse_args(struct tune_args *a, const struct dojo_command *cmd, int argc,
 		v = 0;
 		if ((c < 256 && strchr("nSrjde", c)) || c == OPT_WIDTH ||
 		    c == OPT_TIMEOUT || c == OPT_EPSILON || c == OPT_GAMMA ||
-		    c == OPT_UPDATES || c == OPT_SUGGEST) {
+		    c == OPT_UPDATES || c == OPT_SUGGEST || c == OPT_THREADS) {
 			bool rate = c == OPT_EPSILON || c == OPT_GAMMA;
 			char shortname[2] = { (char)c, '\0' };
 
 			v = number(optarg);
 			if (v < 0 || (c != 'S' && c != OPT_TIMEOUT && !rate &&
 			    v != floor(v)) || (rate && v > 1) ||
-			    (c == OPT_UPDATES && v < 1))
+			    ((c == OPT_UPDATES || c == OPT_THREADS) && v < 1) ||
+			    (c == OPT_THREADS && v > 1000))
 				return -dojo_command_usage(cmd, "'%s' is not "
 				    "a valid value for -%s%s", optarg,
 				    p.longindex >= 0 ? "-" : "",
@@ -106,6 +108,7 @@ parse_args(struct tune_args *a, const struct dojo_command *cmd, int argc,
 		case OPT_TIMEOUT: a->timeout = v; break;
 		case OPT_SUGGEST: a->suggest = (int)v; break;
 		case OPT_LIVE: a->live = true; break;
+		case OPT_THREADS: a->threads = (int)v; break;
 		default:
 			return -dojo_command_bad_option(cmd, '?', argv);
 		}
@@ -123,6 +126,8 @@ env_options(struct dojo_env_options *eo, const struct tune_args *a)
 	eo->seconds = a->seconds;
 	if (a->timeout > 0)
 		eo->measure.run.timeout = a->timeout;
+	/* one thread count for the whole run, part of the fingerprint */
+	eo->measure.run.threads = a->threads;
 	eo->jobs = a->jobs;
 }
 
@@ -158,11 +163,14 @@ session_measurement(struct dojo_session_measurement *sm, dojo_env *env,
     int node, double start_ns)
 {
 	const struct dojo_measurement *m = dojo_env_measurement(env, node);
+	struct dojo_measure_ratio r;
 
 	if (m)
 		dojo_session_measurement_from(sm, m, "c", start_ns);
 	else
 		memset(sm, 0, sizeof *sm);
+	if (m && dojo_env_confirmed(env, node, &r))
+		dojo_session_measurement_confirm(sm, &r);
 }
 
 /* Write the path "path" ("n" nodes from the start) as the branch
@@ -272,6 +280,7 @@ tune_run(int argc, char **argv)
 	const char *file;
 	int rc, *path = NULL, n, best, k, last_best;
 	double t0 = dojo_clock_seconds();
+	struct dojo_measure_ratio ratio;
 
 	rc = parse_args(&a, cmd, argc, argv);
 	if (rc)
@@ -348,9 +357,18 @@ tune_run(int argc, char **argv)
 	printf("# perfdojo tune %s --agent %s --seed %llu: %d measurements "
 	    "in %.1f s\n", file, agent->name,
 	    (unsigned long long)a.aopt.seed, dojo_env_used(env), dojo_clock_seconds() - t0);
-	printf("# best: %.3fx, state %.7s, %d moves, branch %s\n",
-	    exp(dojo_env_reward(env, best)), dojo_env_state_id(env, best),
-	    n - 1, branch);
+	if (best == 0)
+		printf("# best: the start, no speedup confirmed, branch %s\n",
+		    branch);
+	else if (dojo_env_confirmed(env, best, &ratio))
+		printf("# best: %.3fx, 95%% interval [%.3g, %.3g] in %d "
+		    "alternate pairs against the start, state %.7s, %d moves, "
+		    "branch %s\n", ratio.speedup, ratio.low, ratio.high,
+		    ratio.pairs, dojo_env_state_id(env, best), n - 1, branch);
+	else
+		printf("# best: %.3fx, state %.7s, %d moves, branch %s\n",
+		    exp(dojo_env_reward(env, best)),
+		    dojo_env_state_id(env, best), n - 1, branch);
 	for (k = 1; k < n; k++)
 		printf("%s\n", dojo_env_action(env, path[k]));
 	rc = 0;
@@ -397,6 +415,8 @@ static const struct dojo_option tune_options[] = {
 	    "beam's levels); timed runs never overlap" },
 	{ "timeout", OPT_TIMEOUT, "S", "the time limit of one run (default "
 	    "20)" },
+	{ "threads", OPT_THREADS, "N", "the kernels' OpenMP threads for the "
+	    "whole run (default $OMP_NUM_THREADS or all cores)" },
 	{ NULL }
 };
 

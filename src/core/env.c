@@ -24,6 +24,7 @@ struct env_state {
 	bool measured, failed;
 	double reward, ns;
 	struct dojo_measurement *m;
+	struct dojo_measure_ratio ratio;	/* confirmed against the start */
 };
 
 struct dojo_env {
@@ -48,6 +49,9 @@ dojo_env_options_init(struct dojo_env_options *opt)
 	opt->measure.run.max_reps = 200;
 	opt->measure.run.min_reps = 3;
 	opt->measure.run.timeout = 20;
+	/* one clean run a state in the search; a new best is confirmed by
+	 * alternate runs against the start (confirm) */
+	opt->measure.runs = 1;
 	opt->target = "c";
 }
 
@@ -182,6 +186,40 @@ measure(dojo_env *env, int state)
 	nd->ns = m->outcome == DOJO_OUTCOME_OK && m->median_ns > 0 ?
 	    m->median_ns : -1;
 	return 0;
+}
+
+/* Confirm the gain of "state", which beats the best: its speedup against
+ * the start measured in alternate runs (at least 3 pairs), which becomes
+ * its reward.  Not with a cost function, which needs none. */
+static int
+confirm(dojo_env *env, int state)
+{
+	struct env_state *nd = &env->states[state];
+	struct dojo_measure_options opt = env->opt.measure;
+	struct dojo_measurement mp, ms;
+
+	if (env->opt.cost || nd->failed)
+		return 0;
+	if (opt.runs < 3)
+		opt.runs = 3;
+	if (dojo_measure_speedup(nd->prog, env->states[0].prog, &env->want,
+	    &opt, &mp, &ms, &nd->ratio) < 0)
+		return -1;
+	if (nd->ratio.disturbed)
+		nd->ratio.low = 0;	/* not a confirmation */
+	if (nd->ratio.speedup > 0)
+		nd->reward = log(nd->ratio.speedup);
+	return 0;
+}
+
+bool
+dojo_env_confirmed(dojo_env *env, int state, struct dojo_measure_ratio *out)
+{
+	const struct env_state *nd = &env->states[state];
+
+	if (out)
+		*out = nd->ratio;
+	return nd->ratio.speedup > 0 && !nd->ratio.disturbed;
 }
 
 dojo_env *
@@ -445,7 +483,11 @@ dojo_env_evaluate(dojo_env *env, int state, double *reward)
 		nd->reward = nd->failed ? DOJO_ENV_FAIL_REWARD :
 		    log(env->start_ns / nd->ns);
 		env->used++;
-		if (nd->reward > env->states[env->best].reward)
+		if (nd->reward > env->states[env->best].reward &&
+		    confirm(env, state) < 0)
+			return -1;
+		if (nd->reward > env->states[env->best].reward &&
+		    (env->opt.cost || nd->ratio.low > 1))
 			env->best = state;
 		if (env->opt.progress)
 			env->opt.progress(env, state, env->opt.progress_payload);

@@ -121,6 +121,12 @@ bool dojo_env_spent(__dojo_keep dojo_env *env);
 /* The measured state of the best reward (0, the start, when none beats
  * it; the first reached among equals). */
 int dojo_env_best(__dojo_keep dojo_env *env);
+/* Whether the speedup of "state" against the start was measured in
+ * alternate runs (as each new best is, unless a cost function scores the
+ * states); the ratio into "out" (may be NULL).  The best state is the
+ * start or a state whose confirmed interval is above 1. */
+bool dojo_env_confirmed(__dojo_keep dojo_env *env, int state,
+    struct dojo_measure_ratio *out);
 
 /* One episode at a time: the current state, back to the start, and one
  * step by the "i"th action of the current state.  A step evaluates the

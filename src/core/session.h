@@ -35,7 +35,16 @@ struct dojo_session_measurement {
 	char fingerprint[41];
 	char outcome[32];		/* "ok", "crash", "wrong answer", ... */
 	double median_ns, ci_low_ns, ci_high_ns;
+	int runs;			/* timed runs in the estimate */
+	double spread;			/* max/min of their medians, minus 1 */
+	bool disturbed;			/* measured on a busy machine */
 	double speedup;			/* against the start state; 0: unknown */
+	/* the speedup confirmed by alternate runs against the start, with
+	 * its 95% interval (the tag best/TARGET needs low > 1) */
+	bool confirmed;
+	double speedup_low, speedup_high;
+	double ops;			/* arithmetic of one run (0: unknown) */
+	double peak_gflops;		/* the machine's (0: unknown) */
 	char when[32];			/* ISO 8601, UTC */
 };
 
@@ -144,6 +153,19 @@ void dojo_session_measurement_from(
     __dojo_keep struct dojo_session_measurement *out,
     __dojo_keep const struct dojo_measurement *m, const char *target,
     double start_ns);
+/* Mark "out" confirmed with the speedup "r" measured in alternate runs
+ * (nothing when "r" is unknown or disturbed). */
+void dojo_session_measurement_confirm(
+    __dojo_keep struct dojo_session_measurement *out,
+    __dojo_keep const struct dojo_measure_ratio *r);
+/* When "sm", the measurement of "prog", beats the start and the tag
+ * best/TARGET, confirm its speedup by alternate runs against the start
+ * (dojo_measure_speedup); only a confirmed speedup whose interval is
+ * above 1 moves the tag.  0, or -1 with the last error set. */
+int dojo_session_confirm(__dojo_keep dojo_session *s,
+    __dojo_keep dojo_program *prog,
+    __dojo_keep const struct dojo_measure_options *opt,
+    __dojo_keep struct dojo_session_measurement *sm);
 
 /* Every commit of the session, parents before children, children in the
  * order they were made; "fn" stops the walk with a non-zero return. */

@@ -30,10 +30,19 @@ dojo_session_format_measurement(struct dojo_strbuf *sb,
 	    m->target, m->fingerprint, m->outcome);
 	if (strcmp(m->outcome, "ok") == 0)
 		dojo_strbuf_printf(sb, "median_ns: %.1f\nci_low_ns: %.1f\n"
-		    "ci_high_ns: %.1f\n", m->median_ns, m->ci_low_ns,
-		    m->ci_high_ns);
+		    "ci_high_ns: %.1f\nruns: %d\nspread: %.4f\n"
+		    "disturbed: %s\n", m->median_ns, m->ci_low_ns,
+		    m->ci_high_ns, m->runs, m->spread,
+		    m->disturbed ? "yes" : "no");
 	if (m->speedup > 0)
 		dojo_strbuf_printf(sb, "speedup: %.6g\n", m->speedup);
+	if (m->confirmed)
+		dojo_strbuf_printf(sb, "speedup_low: %.6g\nspeedup_high: "
+		    "%.6g\n", m->speedup_low, m->speedup_high);
+	if (m->ops > 0)
+		dojo_strbuf_printf(sb, "ops: %.0f\n", m->ops);
+	if (m->peak_gflops > 0)
+		dojo_strbuf_printf(sb, "peak_gflops: %.4g\n", m->peak_gflops);
 	dojo_strbuf_printf(sb, "when: %s\n", m->when);
 }
 
@@ -69,6 +78,21 @@ parse_measurement(struct dojo_session_measurement *m, const char *text)
 			m->ci_high_ns = strtod(v, NULL);
 		else if (strcmp(line, "speedup") == 0)
 			m->speedup = strtod(v, NULL);
+		else if (strcmp(line, "runs") == 0)
+			m->runs = atoi(v);
+		else if (strcmp(line, "spread") == 0)
+			m->spread = strtod(v, NULL);
+		else if (strcmp(line, "disturbed") == 0)
+			m->disturbed = strcmp(v, "yes") == 0;
+		else if (strcmp(line, "speedup_low") == 0) {
+			m->speedup_low = strtod(v, NULL);
+			m->confirmed = true;
+		} else if (strcmp(line, "speedup_high") == 0)
+			m->speedup_high = strtod(v, NULL);
+		else if (strcmp(line, "ops") == 0)
+			m->ops = strtod(v, NULL);
+		else if (strcmp(line, "peak_gflops") == 0)
+			m->peak_gflops = strtod(v, NULL);
 		else if (strcmp(line, "when") == 0)
 			snprintf(m->when, sizeof m->when, "%s", v);
 	}
@@ -134,6 +158,15 @@ dojo_session_best(dojo_session *s, const char *target, char commit[41])
 	return 0;
 }
 
+/* Whether "m" may hold the tag best/TARGET: a speedup confirmed by
+ * alternate runs against the start, its interval above 1. */
+static bool
+significant(const struct dojo_session_measurement *m)
+{
+	return m->measured && strcmp(m->outcome, "ok") == 0 &&
+	    m->confirmed && m->speedup_low > 1 && m->target[0];
+}
+
 /* Move the tag best/TARGET to "commit" if "m" beats it. */
 int
 dojo_session_update_best(dojo_session *s, const git_oid *commit,
@@ -144,14 +177,13 @@ dojo_session_update_best(dojo_session *s, const git_oid *commit,
 	char name[64], hex[41];
 	git_oid best;
 
-	if (!m->measured || strcmp(m->outcome, "ok") != 0 || m->speedup <= 0 ||
-	    !m->target[0])
+	if (!significant(m))
 		return 0;
 	if (dojo_session_best(s, m->target, hex) == 0) {
 		git_oid_fromstr(&best, hex);
 		dojo_session_read_measurement(s, &best, &bm);
 		if (git_oid_equal(&best, commit) ||
-		    (bm.measured && bm.speedup >= m->speedup))
+		    (significant(&bm) && bm.speedup >= m->speedup))
 			return 0;
 	}
 	snprintf(name, sizeof name, "refs/tags/best/%s", m->target);
@@ -209,6 +241,9 @@ dojo_session_measurement_from(struct dojo_session_measurement *out,
 		out->median_ns = m->median_ns;
 		out->ci_low_ns = m->ci_low_ns;
 		out->ci_high_ns = m->ci_high_ns;
+		out->runs = m->runs;
+		out->spread = m->spread;
+		out->disturbed = m->disturbed;
 		if (start_ns > 0 && m->median_ns > 0)
 			out->speedup = start_ns / m->median_ns;
 	}
@@ -241,6 +276,48 @@ dojo_session_measure_start(dojo_session *s,
 	return dojo_session_record(s, hex, &sm);
 }
 
+void
+dojo_session_measurement_confirm(struct dojo_session_measurement *out,
+    const struct dojo_measure_ratio *r)
+{
+	if (!r || r->speedup <= 0 || r->disturbed)
+		return;
+	out->confirmed = true;
+	out->speedup = r->speedup;
+	out->speedup_low = r->low;
+	out->speedup_high = r->high;
+}
+
+int
+dojo_session_confirm(dojo_session *s, dojo_program *prog,
+    const struct dojo_measure_options *opt,
+    struct dojo_session_measurement *sm)
+{
+	struct dojo_session_measurement bm;
+	struct dojo_measurement mp, ms;
+	struct dojo_measure_ratio r;
+	dojo_data *want = NULL;
+	char hex[41];
+	git_oid best;
+	int rc;
+
+	if (!sm->measured || strcmp(sm->outcome, "ok") != 0 ||
+	    sm->speedup <= 1 || sm->confirmed)
+		return 0;
+	if (dojo_session_best(s, sm->target, hex) == 0) {
+		git_oid_fromstr(&best, hex);
+		dojo_session_read_measurement(s, &best, &bm);
+		if (significant(&bm) && bm.speedup >= sm->speedup)
+			return 0;
+	}
+	rc = dojo_measure_speedup(prog, s->start, &want, opt, &mp, &ms, &r);
+	dojo_data_free(want);
+	if (rc < 0)
+		return -1;
+	dojo_session_measurement_confirm(sm, &r);
+	return 0;
+}
+
 int
 dojo_session_measure(dojo_session *s, const char *commit,
     const struct dojo_measure_options *opt,
@@ -264,10 +341,14 @@ dojo_session_measure(dojo_session *s, const char *commit,
 	if (!prog)
 		return -1;
 	rc = dojo_measure(prog, s->start, opt, &m);
+	if (rc == 0) {
+		dojo_session_measurement_from(&sm, &m, "c", start_ns);
+		sm.ops = dojo_program_ops(prog);
+		rc = dojo_session_confirm(s, prog, opt, &sm);
+	}
 	dojo_program_free(prog);
 	if (rc < 0)
 		return -1;
-	dojo_session_measurement_from(&sm, &m, "c", start_ns);
 	if (dojo_session_record(s, hex, &sm) < 0)
 		return -1;
 	if (out)

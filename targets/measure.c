@@ -616,8 +616,11 @@ void
 dojo_measure_options_init(struct dojo_measure_options *opt)
 {
 	const char *wait = getenv("PERFDOJO_WAIT");
+	const char *threads = getenv("PERFDOJO_THREADS");
 
 	memset(opt, 0, sizeof *opt);
+	if (threads && atoi(threads) > 0)
+		opt->run.threads = atoi(threads);
 	opt->runs = 3;
 	opt->retries = 2;
 	opt->wait = wait && *wait ? atof(wait) : 10;
@@ -782,22 +785,21 @@ probe_estimate(struct probe *p)
 	free(x);
 }
 
-/* Judge the run "r" of "res" disturbed or not. */
+/* Judge the run "r" of "res" disturbed or not: it waited in vain for
+ * idle cores, a thread of the kernel waited for a processor (more than
+ * 5% of the run and 2 ms), or the kernel had less than 80% of a
+ * processor.  The runnable threads after the run are only recorded: a
+ * thread that became runnable as the run ended did not disturb it, and
+ * one that did shows in the kernel's own account. */
 static void
 judge(struct dojo_measure_run *r, const struct dojo_run_result *res,
     int threads, bool waited_out)
 {
-	int free_cores = processors() - threads;
-
 	r->disturbed = true;
 	if (waited_out)
 		snprintf(r->why, sizeof r->why, "%d other threads were "
 		    "runnable before the run, for %d threads on %d cores",
 		    r->load_before, threads, processors());
-	else if (r->load_after > free_cores)
-		snprintf(r->why, sizeof r->why, "%d other threads were "
-		    "runnable after the run, for %d threads on %d cores",
-		    r->load_after, threads, processors());
 	else if (res->wall_s > 0 && res->delay_s > 0.05 * res->wall_s + 0.002)
 		snprintf(r->why, sizeof r->why, "a thread of the kernel waited "
 		    "%.3g ms for a processor in %.3g ms", res->delay_s * 1e3,
@@ -1053,17 +1055,59 @@ out:
 	return rc;
 }
 
+/* One pair of alternate runs: the ratio of their medians, and the bounds
+ * of their repetitions' intervals. */
+struct pair {
+	double ratio, low, high;
+	bool clean;
+};
+
+/* The speedup of "n" pairs "p" into "ratio": of the clean ones when there
+ * are at least two (or all pairs were asked for and are clean), else of
+ * all, flagged disturbed. */
+static void
+pairs_ratio(const struct pair *p, int n, int want,
+    struct dojo_measure_ratio *ratio)
+{
+	double *x = malloc(sizeof *x * (n + 1)), mean;
+	int i, k = 0, clean = 0;
+
+	if (!x || n == 0) {
+		free(x);
+		return;
+	}
+	for (i = 0; i < n; i++)
+		clean += p[i].clean;
+	ratio->disturbed = clean < (want < 2 ? want : 2);
+	for (i = 0; i < n; i++)
+		if (ratio->disturbed || p[i].clean)
+			x[k++] = p[i].ratio;
+	ratio->pairs = k;
+	log_interval(x, k, 0, &mean, &ratio->low, &ratio->high);
+	ratio->speedup = mean;
+	for (i = 0; k == 1 && i < n; i++)
+		if (ratio->disturbed || p[i].clean) {
+			/* one pair: the intervals of its two runs */
+			ratio->low = p[i].low;
+			ratio->high = p[i].high;
+		}
+	free(x);
+}
+
 int
 dojo_measure_speedup(dojo_program *prog, dojo_program *reference,
     dojo_data **wantp, const struct dojo_measure_options *opt,
     struct dojo_measurement *mprog, struct dojo_measurement *mref,
     struct dojo_measure_ratio *ratio)
 {
+	struct dojo_measure_run *x, *y;
 	struct probe a, b;
+	struct pair *pairs = NULL;
 	struct db db;
-	double *r = NULL, *all = NULL, mean;
-	bool said_wait = false, pair_clean;
-	int rc = -1, ra, rb, retries = opt->retries, n = 0, nall = 0, k;
+	bool said_wait = false;
+	int rc = -1, ra, rb, n = 0, clean = 0;
+	/* disturbed pairs may take the place of as many clean ones */
+	int retries = opt->retries > opt->runs ? opt->retries : opt->runs;
 
 	memset(ratio, 0, sizeof *ratio);
 	db_open(&db, opt);
@@ -1077,9 +1121,8 @@ dojo_measure_speedup(dojo_program *prog, dojo_program *reference,
 		rc = 0;
 		goto out;
 	}
-	r = malloc(sizeof *r * (opt->runs + opt->retries + 2));
-	all = malloc(sizeof *all * (opt->runs + opt->retries + 2));
-	if (!r || !all) {
+	pairs = malloc(sizeof *pairs * (opt->runs + retries + 1));
+	if (!pairs) {
 		dojo_error_set("out of memory");
 		goto out;
 	}
@@ -1091,16 +1134,18 @@ dojo_measure_speedup(dojo_program *prog, dojo_program *reference,
 	    &said_wait) : 0;
 	if (rb < 0)
 		goto out;
-	for (k = 0; ra > 0 && rb > 0; k++) {
-		pair_clean = !a.runs[a.n - 1].disturbed &&
-		    !b.runs[b.n - 1].disturbed;
-		all[nall++] = a.runs[a.n - 1].median_ns /
-		    b.runs[b.n - 1].median_ns;
-		if (pair_clean)
-			r[n++] = all[nall - 1];
+	while (ra > 0 && rb > 0) {
+		x = &a.runs[a.n - 1];
+		y = &b.runs[b.n - 1];
+		pairs[n].ratio = x->median_ns / y->median_ns;
+		pairs[n].low = x->ci_low_ns / y->ci_high_ns;
+		pairs[n].high = x->ci_high_ns / y->ci_low_ns;
+		pairs[n].clean = !x->disturbed && !y->disturbed;
+		if (pairs[n++].clean)
+			clean++;
 		else
 			retries--;
-		if (n >= opt->runs || retries < 0)
+		if (clean >= opt->runs || retries < 0)
 			break;
 		ra = probe_again(&db, &a, opt, &said_wait);
 		if (ra < -1)
@@ -1118,24 +1163,11 @@ dojo_measure_speedup(dojo_program *prog, dojo_program *reference,
 		snprintf(mprog->message, sizeof mprog->message, "not "
 		    "measured: the reference failed");
 	if (mref->outcome == DOJO_OUTCOME_OK &&
-	    mprog->outcome == DOJO_OUTCOME_OK && nall > 0) {
-		ratio->disturbed = n == 0;
-		ratio->pairs = n ? n : nall;
-		log_interval(n ? r : all, n ? n : nall, 0, &mean,
-		    &ratio->low, &ratio->high);
-		ratio->speedup = mean;
-		if (ratio->pairs == 1) {
-			/* one pair: the intervals of its two runs */
-			ratio->low = a.runs[a.n - 1].ci_low_ns /
-			    b.runs[b.n - 1].ci_high_ns;
-			ratio->high = a.runs[a.n - 1].ci_high_ns /
-			    b.runs[b.n - 1].ci_low_ns;
-		}
-	}
+	    mprog->outcome == DOJO_OUTCOME_OK)
+		pairs_ratio(pairs, n, opt->runs, ratio);
 	rc = 0;
 out:
-	free(r);
-	free(all);
+	free(pairs);
 	probe_free(&a);
 	probe_free(&b);
 	db_close(&db);

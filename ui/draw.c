@@ -486,6 +486,7 @@ static void
 draw_status(struct explorer *ex)
 {
 	char line[1200], t[128] = "-", sp[64] = "-", best[32] = "-";
+	char rate[64] = "";
 	char activity[64];
 	const struct dojo_session_entry *h = &ex->head;
 	static const char spin[] = "|/-\\";
@@ -497,20 +498,16 @@ draw_status(struct explorer *ex)
 		/* median +- spread (runs), the rate and its share of the
 		 * peak; a '!' on a number of a busy machine */
 		ex_format_time(ft, sizeof ft, h->m.median_ns);
-		snprintf(t, sizeof t, "%s%s +-%.1f%% (%d run%s)", ft,
-		    h->m.disturbed ? "!" : "", 100 * h->m.spread, h->m.runs,
-		    h->m.runs == 1 ? "" : "s");
-		if (h->m.ops > 0 && h->m.median_ns > 0) {
-			size_t k = strlen(t);
-
-			snprintf(t + k, sizeof t - k, " %.3g GFLOP/s",
+		snprintf(t, sizeof t, "%s%s +-%.1f%% x%d", ft,
+		    h->m.disturbed ? "!" : "", 100 * h->m.spread, h->m.runs);
+		if (h->m.ops > 0 && h->m.median_ns > 0 &&
+		    h->m.peak_gflops > 0)
+			snprintf(rate, sizeof rate, " %.3g GFLOP/s, %.0f%% of "
+			    "peak ", h->m.ops / h->m.median_ns, 100 *
+			    h->m.ops / h->m.median_ns / h->m.peak_gflops);
+		else if (h->m.ops > 0 && h->m.median_ns > 0)
+			snprintf(rate, sizeof rate, " %.3g GFLOP/s ",
 			    h->m.ops / h->m.median_ns);
-			k = strlen(t);
-			if (h->m.peak_gflops > 0)
-				snprintf(t + k, sizeof t - k, " %.0f%% of peak",
-				    100 * h->m.ops / h->m.median_ns /
-				    h->m.peak_gflops);
-		}
 		if (h->m.confirmed)
 			snprintf(sp, sizeof sp, "%.3gx [%.3g,%.3g]",
 			    h->m.speedup, h->m.speedup_low, h->m.speedup_high);
@@ -532,12 +529,14 @@ draw_status(struct explorer *ex)
 		    ex->agent.pid > 0 ? " agent " : "",
 		    ex->agent.pid <= 0 ? "" : ex->agent.paused ? "paused" :
 		    "playing");
-	snprintf(line, sizeof line, " %s%s  target %s  %.7s%s%s  time %s  "
-	    "speedup %s  best %s%s", ex->start_file, activity, ex->target,
-	    h->commit, dojo_session_branch(ex->session)[0] ? " on " : "",
-	    dojo_session_branch(ex->session), t, sp, best,
-	    h->m.measured && h->m.disturbed ? "  BUSY MACHINE: '!' numbers "
-	    "are disturbed (M measures again)" : "");
+	/* the numbers first, the rate and the target last: a narrow
+	 * screen cuts the end of the line */
+	snprintf(line, sizeof line, " %s%s%s  %.7s%s%s  time %s  speedup %s  "
+	    "best %s  %s target %s", ex->start_file, activity,
+	    h->m.measured && h->m.disturbed ? "  BUSY: '!' is disturbed, M "
+	    "measures again" : "", h->commit,
+	    dojo_session_branch(ex->session)[0] ? " on " : "",
+	    dojo_session_branch(ex->session), t, sp, best, rate, ex->target);
 	blank(ex->status_row, 0, COLS, role(ex, PAIR_STATUS));
 	put(ex->status_row, 0, COLS, line, role(ex, PAIR_STATUS));
 }

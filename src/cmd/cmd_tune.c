@@ -358,17 +358,18 @@ tune_run(int argc, char **argv)
 	    "in %.1f s\n", file, agent->name,
 	    (unsigned long long)a.aopt.seed, dojo_env_used(env), dojo_clock_seconds() - t0);
 	if (best == 0)
-		printf("# best: the start, no speedup confirmed, branch %s\n",
+		printf("# best: the start, state %.7s: no speedup confirmed "
+		    "against it, branch %s\n", dojo_env_state_id(env, best),
 		    branch);
 	else if (dojo_env_confirmed(env, best, &ratio))
-		printf("# best: %.3fx, 95%% interval [%.3g, %.3g] in %d "
-		    "alternate pairs against the start, state %.7s, %d moves, "
-		    "branch %s\n", ratio.speedup, ratio.low, ratio.high,
-		    ratio.pairs, dojo_env_state_id(env, best), n - 1, branch);
+		printf("# best: state %.7s, %d moves, branch %s, %.3fx, 95%% "
+		    "interval [%.3g, %.3g] in %d alternate pairs against the "
+		    "start\n", dojo_env_state_id(env, best), n - 1, branch,
+		    ratio.speedup, ratio.low, ratio.high, ratio.pairs);
 	else
-		printf("# best: %.3fx, state %.7s, %d moves, branch %s\n",
-		    exp(dojo_env_reward(env, best)),
-		    dojo_env_state_id(env, best), n - 1, branch);
+		printf("# best: state %.7s, %d moves, branch %s, %.3fx (the "
+		    "agents' cost, not timed)\n", dojo_env_state_id(env, best),
+		    n - 1, branch, exp(dojo_env_reward(env, best)));
 	for (k = 1; k < n; k++)
 		printf("%s\n", dojo_env_action(env, path[k]));
 	rc = 0;

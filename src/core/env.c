@@ -189,8 +189,9 @@ measure(dojo_env *env, int state)
 }
 
 /* Confirm the gain of "state", which beats the best: its speedup against
- * the start measured in alternate runs (at least 3 pairs), which becomes
- * its reward.  Not with a cost function, which needs none. */
+ * the start measured in alternate runs (at least 3 pairs).  Its reward
+ * stays its estimate, so that an agent's path depends on the database
+ * only.  Not with a cost function, which needs none. */
 static int
 confirm(dojo_env *env, int state)
 {
@@ -207,8 +208,6 @@ confirm(dojo_env *env, int state)
 		return -1;
 	if (nd->ratio.disturbed)
 		nd->ratio.low = 0;	/* not a confirmation */
-	if (nd->ratio.speedup > 0)
-		nd->reward = log(nd->ratio.speedup);
 	return 0;
 }
 

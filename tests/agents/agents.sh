@@ -49,8 +49,25 @@ for a in greedy beam; do
 	    "$a --jobs 2 walks the path of --jobs 1"
 	same "" "$(ls "$tmp/cc-$a")" "$a --jobs 2 leaves no compiled kernels behind"
 done
-git -C "$tmp/s" rev-parse -q --verify refs/tags/best/c > /dev/null
-ok $? "the tag best/c is set"
+# the tag best/c only on a speedup confirmed by alternate runs
+if git -C "$tmp/s" rev-parse -q --verify refs/tags/best/c > /dev/null; then
+	{ git -C "$tmp/s" notes show best/c 2> /dev/null ||
+	    git -C "$tmp/s" show best/c:measurement; } |
+	    awk -F': ' '$1 == "speedup_low" { low = $2 }
+	    END { exit !(low > 1) }'
+	ok $? "the tag best/c is on a confirmed speedup"
+else
+	ok 0 "the tag best/c is on a confirmed speedup (none found)"
+fi
+# a kernel with a large gain: greedy's best is confirmed, and tagged
+cp "$top_srcdir/tests/target/strided.dojo" "$tmp/strided.dojo"
+"$PERFDOJO" tune "$tmp/strided.dojo" --agent greedy --budget 25 --depth 1 \
+    --session "$tmp/st" > "$tmp/st.out" 2> "$tmp/err"
+grep -q "^# best: state .*, [0-9.]*x, 95% interval \[.*\] in [0-9]* alternate pairs against the start" \
+    "$tmp/st.out"
+ok $? "tune prints its best with the confirmed interval"
+git -C "$tmp/st" rev-parse -q --verify refs/tags/best/c > /dev/null
+ok $? "the tag best/c is set on it"
 # a TMPDIR whose name is shell syntax is only a name: the compilers run
 # with no shell (the payloads would touch files in the current folder)
 mkdir -p "$tmp/w/q'\$(touch pwned)'\`touch pwned2\`\"x"

@@ -172,9 +172,9 @@ grep -q '^step 1: split 0.0 4: ' "$tmp/rep" && ! grep -q '^step 1:.*: ok$' "$tmp
 ok $? "and reports the step and why"
 
 # measurements: the trailer, the note, the best tag
-small=$tmp/relu.dojo
-cp "$top_srcdir/tests/ref/bias_relu.dojo" "$small"
-"$PERFDOJO" apply "$small" 'parallelize 0' 'vectorize 0.0' --measure \
+small=$tmp/strided.dojo
+cp "$top_srcdir/tests/target/strided.dojo" "$small"
+"$PERFDOJO" apply "$small" 'swap 0' --measure \
     --session "$tmp/m" > /dev/null 2> "$tmp/err"
 ok $? "apply --measure"
 git -C "$tmp/m" log -1 --format='%(trailers:key=Speedup,valueonly)' |
@@ -184,6 +184,13 @@ git -C "$tmp/m" show HEAD:measurement | grep -q '^median_ns: '
 ok $? "and its measurement file holds the median"
 git -C "$tmp/m" rev-parse -q --verify refs/tags/best/c > /dev/null
 ok $? "the best state is tagged best/c"
+git -C "$tmp/m" show best/c:measurement | awk -F': ' '
+    $1 == "speedup_low" { low = $2 } $1 == "speedup_high" { high = $2 }
+    $1 == "speedup" { s = $2 }
+    END { exit !(low > 1 && low <= s && s <= high) }'
+ok $? "its speedup was confirmed in alternate runs, the interval above 1"
+grep -q '^[0-9a-f]\{7\} swap 0 .*x \[.*\]$' "$tmp/err"
+ok $? "apply --measure prints the confirmed speedup with its interval"
 "$PERFDOJO" log --session "$tmp/m" | grep -q 'x .*best/c\|x  best/c'
 ok $? "log shows speedups and the best state"
 # every step is checked against the start's outputs, computed once

@@ -504,8 +504,9 @@ prim_measure(SCM p, SCM baseline, SCM db, SCM fresh, SCM timeout,
 	struct handle *h = unwrap_program(p, 1, FUNC_NAME), *bh = NULL;
 	struct dojo_measure_options opt;
 	struct dojo_measurement m, base;
+	struct dojo_measure_ratio r;
+	dojo_data *want = NULL;
 	char *dbs = NULL, *cf = NULL;
-	double speedup = 0;
 	bool ok;
 	int rc;
 
@@ -531,26 +532,37 @@ prim_measure(SCM p, SCM baseline, SCM db, SCM fresh, SCM timeout,
 		opt.db = dbs = scm_to_utf8_string(db);
 	if (scm_is_true(cflags))
 		opt.run.cflags = cf = scm_to_utf8_string(cflags);
-	/* the baseline is the reference the outputs are checked against */
-	rc = bh ? dojo_measure(bh->prog, NULL, &opt, &base) : 0;
-	if (rc == 0)
-		rc = dojo_measure(h->prog, bh ? bh->prog : NULL, &opt, &m);
+	/* the baseline is the reference the outputs are checked against,
+	 * the two timed in alternate runs */
+	memset(&r, 0, sizeof r);
+	if (bh) {
+		rc = dojo_measure_speedup(h->prog, bh->prog, &want, &opt, &m,
+		    &base, &r);
+		dojo_data_free(want);
+	} else {
+		rc = dojo_measure(h->prog, NULL, &opt, &m);
+	}
 	free(dbs);
 	free(cf);
 	if (rc < 0)
 		throw_last_error();
 	ok = m.outcome == DOJO_OUTCOME_OK;
-	if (bh && ok && base.outcome == DOJO_OUTCOME_OK && m.median_ns > 0)
-		speedup = base.median_ns / m.median_ns;
 	return scm_list_n(
 	    pair("outcome", scm_from_utf8_string(dojo_outcome_name(m.outcome))),
 	    pair("message", scm_from_utf8_string(m.message)),
 	    pair("median", ok ? scm_from_double(m.median_ns) : SCM_BOOL_F),
 	    pair("interval", ok ? scm_cons(scm_from_double(m.ci_low_ns),
 		scm_from_double(m.ci_high_ns)) : SCM_BOOL_F),
-	    pair("speedup", speedup > 0 ? scm_from_double(speedup) :
+	    pair("speedup", r.speedup > 0 ? scm_from_double(r.speedup) :
 		SCM_BOOL_F),
+	    pair("speedup-interval", r.speedup > 0 ?
+		scm_cons(scm_from_double(r.low), scm_from_double(r.high)) :
+		SCM_BOOL_F),
+	    pair("speedup-disturbed", scm_from_bool(r.disturbed)),
 	    pair("reps", scm_from_int(m.reps)),
+	    pair("runs", scm_from_int(m.runs)),
+	    pair("spread", scm_from_double(m.spread)),
+	    pair("disturbed", scm_from_bool(m.disturbed)),
 	    pair("cached", scm_from_bool(m.cached)),
 	    pair("state", scm_from_utf8_string(m.state)),
 	    pair("fingerprint", scm_from_utf8_string(m.fingerprint)),

@@ -358,9 +358,9 @@ tune_run(int argc, char **argv)
 	    "in %.1f s\n", file, agent->name,
 	    (unsigned long long)a.aopt.seed, dojo_env_used(env), dojo_clock_seconds() - t0);
 	if (best == 0)
-		printf("# best: the start, state %.7s: no speedup confirmed "
-		    "against it, branch %s\n", dojo_env_state_id(env, best),
-		    branch);
+		printf("# best: state %.7s, 0 moves, branch %s, the start (no "
+		    "speedup confirmed against it)\n",
+		    dojo_env_state_id(env, best), branch);
 	else if (dojo_env_confirmed(env, best, &ratio))
 		printf("# best: state %.7s, %d moves, branch %s, %.3fx, 95%% "
 		    "interval [%.3g, %.3g] in %d alternate pairs against the "

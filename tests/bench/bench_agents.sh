@@ -40,7 +40,7 @@ for k in "$@"; do
 			"$perfdojo" tune "$k" --agent "$a" --budget "$budget" \
 			    --seed "$seed" --jobs "$jobs" \
 			    --session "$tmp/s-$name" > "$tmp/out" 2> /dev/null
-			x=$(sed -n 's/^# best: the start.*/1/p;s/^# best: .*branch [^,]*, \([0-9.]*\)x.*/\1/p' "$tmp/out")
+			x=$(sed -n 's/^# best: .*, the start (no speedup.*/1/p;s/^# best: .*branch [^,]*, \([0-9.]*\)x.*/\1/p' "$tmp/out")
 			echo "${x:-0}"
 			printf '%s %s %s %s %s %s\n' "$name" "$a" "$seed" \
 			    "${x:-failed}" "$(($(date +%s) - t0))" \

@@ -35,7 +35,7 @@ median() {
 		x=$("$perfdojo" tune "$k" --agent "$a" --budget "$budget" \
 		    --seed "$seed" --session "$tmp/s-$(basename "$k")" "$@" \
 		    2> /dev/null |
-		    sed -n 's/^# best: the start.*/1/p;s/^# best: .*branch [^,]*, \([0-9.]*\)x.*/\1/p')
+		    sed -n 's/^# best: .*, the start (no speedup.*/1/p;s/^# best: .*branch [^,]*, \([0-9.]*\)x.*/\1/p')
 		echo "${x:-0}"
 		echo "$(basename "$k" .dojo) $label $seed ${x:-failed}" \
 		    "$(($(date +%s) - t0))" >> "$raw"

@@ -72,6 +72,25 @@ grep -q "^measured [0-9a-f]\{7\}: .*x the start" "$tmp/s4"
 ok $? "a background measurement reports its result"
 grep -q "speedup [0-9.e+-]*x" "$tmp/s4"
 ok $? "the status line shows the speedup"
+grep -q "time [0-9.]* [num]*s!* +-[0-9.]*% x[1-9]" "$tmp/s4"
+ok $? "and the time as median +- spread and its runs"
+grep -q "^measured [0-9a-f]\{7\}: .* in [0-9]* runs" "$tmp/s4"
+ok $? "and the message its runs"
+# m measures a known state no more; M adds runs
+cp "$top_srcdir/tests/ref/bias_relu.dojo" "$tmp/mm.dojo"
+printf 'key m\nwait\nkey q\n' > "$tmp/km"
+printf 'key M\nwait\ndump %s\nkey q\n' "$tmp/mm1" > "$tmp/kM"
+runs() { sqlite3 "$PERFDOJO_DB" "SELECT count(*) FROM runs"; }
+"$PERFDOJO" explore "$tmp/mm.dojo" --keys "$tmp/km" > /dev/null
+n1=$(runs)
+"$PERFDOJO" explore "$tmp/mm.dojo" --keys "$tmp/km" > /dev/null
+n2=$(runs)
+"$PERFDOJO" explore "$tmp/mm.dojo" --keys "$tmp/kM" > /dev/null
+n3=$(runs)
+[ "$n3" -gt "$n2" ]
+ok $? "M measures the state again, adding runs ($n1, $n2, $n3)"
+grep -q "^measured [0-9a-f]\{7\}: " "$tmp/mm1"
+ok $? "and reports it"
 grep -q "^swap 0.0.0: " "$tmp/s5"
 ok $? "an illegal move shows its reason"
 grep -q "^refused: " "$tmp/s6"

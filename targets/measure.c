@@ -6,6 +6,7 @@
 #include "src/util/strbuf.h"
 #include "targets/c.h"
 #include "src/util/sha1.h"
+#include "src/util/clock.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -595,22 +596,6 @@ outputs_agree(dojo_program *prog, dojo_data *got, dojo_program *ref,
  * The protocol.
  */
 
-static int
-cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static double
-now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 void
 dojo_measure_options_init(struct dojo_measure_options *opt)
@@ -776,7 +761,7 @@ probe_estimate(struct probe *p)
 				m->ci_high_ns = p->runs[i].ci_high_ns;
 			}
 	} else if (n > 1) {
-		qsort(x, n, sizeof *x, cmp_double);
+		dojo_sort_doubles(x, n);
 		m->median_ns = n % 2 ? x[n / 2] : (x[n / 2 - 1] + x[n / 2]) / 2;
 		m->spread = x[n - 1] / x[0] - 1;
 		log_interval(x, n, m->median_ns, &mean, &m->ci_low_ns,
@@ -835,11 +820,11 @@ probe_run(struct db *db, struct probe *p,
 	memset(&r, 0, sizeof r);
 	run.threads = threads;
 	db_lock(db);
-	for (t0 = now_s(); ; ) {
+	for (t0 = dojo_clock_seconds(); ; ) {
 		r.load_before = others_running();
 		if (r.load_before <= processors() - threads)
 			break;
-		if (now_s() - t0 >= opt->wait) {
+		if (dojo_clock_seconds() - t0 >= opt->wait) {
 			waited_out = true;
 			break;
 		}

@@ -48,6 +48,12 @@ cmp_double(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+void
+dojo_sort_doubles(double *x, int n)
+{
+	qsort(x, n, sizeof *x, cmp_double);
+}
+
 static double
 now_ns(void)
 {

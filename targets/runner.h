@@ -67,6 +67,9 @@ struct dojo_run_result {
 void dojo_median_ci(const double *t, int n, double *median, double *lo,
     double *hi);
 
+/* Sort the "n" values "x" in increasing order. */
+void dojo_sort_doubles(double *x, int n);
+
 const char *dojo_outcome_name(enum dojo_outcome o);
 
 /* In a child just forked from the process "parent" (its getpid() before

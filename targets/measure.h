@@ -67,7 +67,8 @@ struct dojo_measurement {
 struct dojo_measure_ratio {
 	double speedup, low, high;
 	int pairs;
-	bool disturbed;		/* no clean pair */
+	bool disturbed;		/* fewer than two clean pairs */
+	bool cached;		/* from the database: measured before */
 };
 
 /* Default options: C target, 1% precision in a run, 3 runs of at most
@@ -99,8 +100,10 @@ int dojo_measure_against(__dojo_keep dojo_program *prog,
     __dojo_keep struct dojo_measurement *out);
 
 /* The speedup of "prog" against "reference" (whose outputs are the
- * reference): "opt->runs" pairs of alternate runs, each pair with a
- * disturbed run repeated (at most "opt->retries" times).  Both states'
+ * reference): "opt->runs" clean pairs of alternate runs, disturbed pairs
+ * replaced (at most max(opt->retries, opt->runs) of them).  A speedup
+ * measured so before (clean) is taken from the database unless
+ * "opt->fresh".  Both states'
  * measurements (all their runs, these included) go to "mprog" and
  * "mref"; "ratio" is zero unless both are ok.  -1 as dojo_measure. */
 int dojo_measure_speedup(__dojo_keep dojo_program *prog,

@@ -529,14 +529,13 @@ draw_status(struct explorer *ex)
 		    ex->agent.pid > 0 ? " agent " : "",
 		    ex->agent.pid <= 0 ? "" : ex->agent.paused ? "paused" :
 		    "playing");
-	/* the numbers first, the rate and the target last: a narrow
-	 * screen cuts the end of the line */
-	snprintf(line, sizeof line, " %s%s%s  %.7s%s%s  time %s  speedup %s  "
-	    "best %s  %s target %s", ex->start_file, activity,
+	/* the rate last: a narrow screen cuts the end of the line */
+	snprintf(line, sizeof line, " %s%s  target %s%s  %.7s%s%s  time %s  "
+	    "speedup %s  best %s %s", ex->start_file, activity, ex->target,
 	    h->m.measured && h->m.disturbed ? "  BUSY: '!' is disturbed, M "
 	    "measures again" : "", h->commit,
 	    dojo_session_branch(ex->session)[0] ? " on " : "",
-	    dojo_session_branch(ex->session), t, sp, best, rate, ex->target);
+	    dojo_session_branch(ex->session), t, sp, best, rate);
 	blank(ex->status_row, 0, COLS, role(ex, PAIR_STATUS));
 	put(ex->status_row, 0, COLS, line, role(ex, PAIR_STATUS));
 }

@@ -127,7 +127,8 @@ env_options(struct dojo_env_options *eo, const struct tune_args *a)
 	if (a->timeout > 0)
 		eo->measure.run.timeout = a->timeout;
 	/* one thread count for the whole run, part of the fingerprint */
-	eo->measure.run.threads = a->threads;
+	if (a->threads > 0)
+		eo->measure.run.threads = a->threads;
 	eo->jobs = a->jobs;
 }
 

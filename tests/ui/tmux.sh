@@ -190,8 +190,8 @@ t new-session -d -s explore -x 100 -y 30 \
     "cd $tmp && echo \$\$ > $tmp/ex.pid && exec env TMPDIR=$tmp/jobs PERFDOJO_FAULT=hang PERFDOJO_DB=$PERFDOJO_DB HOME=$HOME $PERFDOJO explore relu.dojo"
 wait_for "relu.dojo  target c"
 t send-keys -t explore m
-job_procs() {
-	pgrep -f -c "$tmp/jobs/perfdojo-"
+job_procs() {	# perfdojo processes only: the compiler runs in $tmp/jobs too
+	pgrep -f -c "perfdojo measure $tmp/jobs/perfdojo-"
 }
 i=0
 while [ $i -lt 200 ] && [ "$(job_procs)" -lt 2 ]; do

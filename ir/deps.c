@@ -144,6 +144,25 @@ buffer_of(const dojo_program *prog, const struct dojo_access *acc)
 }
 
 
+/* The index "aff" of an operation of depth "depth" as "*c" plus k[l] i_l
+ * (k[0 .. depth-1] set); false when a term is out of range or a sum
+ * overflows. */
+static bool
+aff_dense(const struct dojo_aff *aff, int depth, int64_t *k, int64_t *c)
+{
+	int t, d;
+
+	memset(k, 0, sizeof *k * depth);
+	*c = aff->c;
+	for (t = 0; t < aff->n; t++) {
+		d = aff->t[t].d;
+		if (d < 0 || d >= depth ||
+		    __builtin_add_overflow(k[d], aff->t[t].k, &k[d]))
+			return false;
+	}
+	return true;
+}
+
 
 /*
  * The same relations built with isl's constraints directly: reading text
@@ -1759,6 +1778,405 @@ out:
 	return rc;
 }
 
+/*
+ * Quick answers to a fold, exact and without isl: a proof from the shape
+ * of the accesses that no difference of fold_deltas lies in the slots of
+ * the fold, or an instance triple (w1, r1, w2) that is one.  Either is
+ * what isl would find; where neither applies, isl decides.
+ */
+
+/* Whether i_0 .. i_(k-1) of the box "size" are determined by the values
+ * of the indices "k" (n of them, each with its constant left out) given
+ * that the levels of "known" are: mixed radix, the largest coefficient
+ * outweighing all the smaller ones times their ranges.  Marks them in
+ * "known"; true when something new was marked. */
+static bool
+radix_determines(const int64_t *k, const int64_t *size, int c, bool *known)
+{
+	int lv[DOJO_MAX_DEPTH], n = 0, i, j, t;
+	int64_t sum = 0, a, span;
+
+	for (i = 0; i < c; i++)
+		if (k[i] && !known[i])
+			lv[n++] = i;
+	if (n == 0)
+		return false;
+	for (i = 0; i < n; i++)
+		if (k[lv[i]] == INT64_MIN)
+			return false;
+	for (i = 1; i < n; i++)
+		for (j = i; j > 0 && llabs(k[lv[j - 1]]) > llabs(k[lv[j]]); j--) {
+			t = lv[j];
+			lv[j] = lv[j - 1];
+			lv[j - 1] = t;
+		}
+	for (i = 0; i < n; i++) {
+		a = llabs(k[lv[i]]);
+		if (a <= sum)
+			return false;
+		if (__builtin_mul_overflow(a, size[lv[i]] - 1, &span) ||
+		    __builtin_add_overflow(sum, span, &sum))
+			return false;
+	}
+	for (i = 0; i < n; i++)
+		known[lv[i]] = true;
+	return true;
+}
+
+/* The dimensions "zero" of buffer "b" in which w2 writes the element w1
+ * wrote, for every (w1, r1, w2) of fold_deltas.  When every operation
+ * touching b sits in the same scopes 0 .. c-1, and in some dimensions all
+ * its accesses have one index in those scopes' iterators, equal values
+ * there fix the iterations of the levels 0 .. p-1 that those indices
+ * determine: w1 and r1 (one element) share them, and so does w2, which
+ * runs between them.  The dimensions whose index uses only those levels
+ * have a zero difference.  With no read or no write of b there is no
+ * triple: every dimension is. */
+static void
+fold_zero_dims(const dojo_deps *deps, int b, bool *zero)
+{
+	const struct model *m = &deps->m;
+	const struct xacc_list *xl = &deps->xl;
+	const struct stmt *s0 = NULL;
+	int ndim = m->prog->decls->buf[b].ndim, c = 0, i, l, dim, p;
+	int64_t k0[DOJO_MAX_DEPTH], k[DOJO_MAX_DEPTH], c0, cc;
+	bool uniform[DOJO_MAX_DIMS], known[DOJO_MAX_DEPTH], reads = false;
+	bool writes = false, more;
+
+	memset(zero, 0, sizeof *zero * ndim);
+	for (i = 0; i < xl->n; i++) {
+		const struct stmt *s = &m->st[xl->x[i].stmt];
+
+		if (buffer_of(m->prog, xl->x[i].acc) != b)
+			continue;
+		reads |= !xl->x[i].write;
+		writes |= xl->x[i].write;
+		if (!s0) {
+			s0 = s;
+			c = s->depth;
+		}
+		if (s->depth < c)
+			c = s->depth;
+		for (l = 0; l < c; l++)
+			if (s->pos[l] != s0->pos[l])
+				c = l;
+	}
+	if (!reads || !writes) {
+		for (dim = 0; dim < ndim; dim++)
+			zero[dim] = true;
+		return;
+	}
+	/* the dimensions with one index in the shared iterators */
+	for (dim = 0; dim < ndim; dim++) {
+		const struct xacc *first = NULL;
+
+		uniform[dim] = true;
+		for (i = 0; i < xl->n && uniform[dim]; i++) {
+			const struct xacc *x = &xl->x[i];
+			int depth = m->st[x->stmt].depth;
+
+			if (buffer_of(m->prog, x->acc) != b)
+				continue;
+			if (x->acc->nidx != ndim ||
+			    !aff_dense(&x->acc->idx[dim], depth, k, &cc)) {
+				uniform[dim] = false;
+				break;
+			}
+			for (l = c; l < depth; l++)
+				if (k[l])
+					uniform[dim] = false;
+			if (!first) {
+				first = x;
+				memcpy(k0, k, sizeof k);
+				c0 = cc;
+			} else if (cc != c0 || memcmp(k, k0, sizeof *k * c)) {
+				uniform[dim] = false;
+			}
+		}
+	}
+	/* the levels that those indices determine */
+	for (l = 0; l < c; l++)
+		known[l] = s0->size[l] == 1;
+	do {
+		more = false;
+		for (dim = 0; dim < ndim; dim++) {
+			if (!uniform[dim])
+				continue;
+			for (i = 0; i < xl->n; i++)
+				if (buffer_of(m->prog, xl->x[i].acc) == b)
+					break;
+			aff_dense(&xl->x[i].acc->idx[dim],
+			    m->st[xl->x[i].stmt].depth, k, &cc);
+			more |= radix_determines(k, s0->size, c, known);
+		}
+	} while (more);
+	for (p = 0; p < c && known[p]; p++)
+		;
+	for (dim = 0; dim < ndim; dim++) {
+		if (!uniform[dim])
+			continue;
+		for (i = 0; i < xl->n; i++)
+			if (buffer_of(m->prog, xl->x[i].acc) == b)
+				break;
+		aff_dense(&xl->x[i].acc->idx[dim], m->st[xl->x[i].stmt].depth,
+		    k, &cc);
+		zero[dim] = true;
+		for (l = p; l < c; l++)
+			if (k[l])
+				zero[dim] = false;
+	}
+}
+
+/* Schedule order of the instances (s, i) and (t, j): <0, 0, >0. */
+static int
+inst_cmp(const struct model *m, int s, const int64_t *i, int t,
+    const int64_t *j)
+{
+	int c = shared_scopes(m, s, t), l;
+
+	for (l = 0; l < c; l++)
+		if (i[l] != j[l])
+			return i[l] < j[l] ? -1 : 1;
+	if (s == t)
+		return 0;
+	return m->st[s].pos[c] < m->st[t].pos[c] ? -1 : 1;
+}
+
+/* The iterations of "x" (one index a dimension, of at most one iterator,
+ * each iterator in one dimension) that write the element "e": the box
+ * lo..hi.  1, 0 when none does, -1 when "x" is not of that form. */
+static int
+write_box(const struct model *m, const struct xacc *x, const int64_t *e,
+    int64_t *lo, int64_t *hi)
+{
+	const struct stmt *s = &m->st[x->stmt];
+	int64_t k[DOJO_MAX_DEPTH], c, v;
+	bool used[DOJO_MAX_DEPTH] = { false };
+	int dim, l, at, rc = 1;
+
+	for (l = 0; l < s->depth; l++) {
+		lo[l] = 0;
+		hi[l] = s->size[l] - 1;
+	}
+	for (dim = 0; dim < x->acc->nidx; dim++) {
+		if (!aff_dense(&x->acc->idx[dim], s->depth, k, &c))
+			return -1;
+		for (l = 0, at = -1; l < s->depth; l++)
+			if (k[l]) {
+				if (at >= 0 || used[l])
+					return -1;
+				at = l;
+			}
+		if (__builtin_sub_overflow(e[dim], c, &v))
+			return -1;
+		if (at < 0) {
+			if (v != 0)
+				rc = 0;
+			continue;
+		}
+		used[at] = true;
+		if (v % k[at] != 0) {
+			rc = 0;
+			continue;
+		}
+		v /= k[at];
+		if (v < lo[at] || v > hi[at])
+			rc = 0;
+		lo[at] = hi[at] = v;
+	}
+	return rc;
+}
+
+/* Narrow lo..hi (levels of "s") to the instances after (a_s, a)
+ * (after > 0) or before it (after < 0) in piece "p": the iterations of
+ * the scopes they share equal up to level p, then, for p below the
+ * shared depth, the level p later (or earlier); false when no piece p. */
+static bool
+piece(const struct model *m, int s, int64_t *lo, int64_t *hi, int a_s,
+    const int64_t *a, int p, int after)
+{
+	int c = shared_scopes(m, s, a_s), l;
+
+	if (p > c)
+		return false;
+	if (p == c && (s == a_s || (after > 0) !=
+	    (m->st[s].pos[c] > m->st[a_s].pos[c])))
+		return false;
+	for (l = 0; l < p; l++) {
+		if (a[l] > lo[l])
+			lo[l] = a[l];
+		if (a[l] < hi[l])
+			hi[l] = a[l];
+	}
+	if (p < c) {
+		if (after > 0 && a[p] + 1 > lo[p])
+			lo[p] = a[p] + 1;
+		if (after < 0 && a[p] - 1 < hi[p])
+			hi[p] = a[p] - 1;
+	}
+	for (l = 0; l < m->st[s].depth; l++)
+		if (lo[l] > hi[l])
+			return false;
+	return true;
+}
+
+/* The last instance of "s" in the box lo..hi before (t, j), into "out";
+ * false when there is none. */
+static bool
+last_before(const struct model *m, int s, const int64_t *lo,
+    const int64_t *hi, int t, const int64_t *j, int64_t *out)
+{
+	int64_t l2[DOJO_MAX_DEPTH], h2[DOJO_MAX_DEPTH];
+	int p, depth = m->st[s].depth;
+
+	/* the later pieces first: longer equal prefixes run later */
+	for (p = shared_scopes(m, s, t); p >= 0; p--) {
+		memcpy(l2, lo, sizeof *lo * depth);
+		memcpy(h2, hi, sizeof *hi * depth);
+		if (piece(m, s, l2, h2, t, j, p, -1)) {
+			memcpy(out, h2, sizeof *h2 * depth);
+			return true;
+		}
+	}
+	return false;
+}
+
+/* Whether an instance of "s" in the box lo..hi runs after (a_s, a) and
+ * before (t, j). */
+static bool
+some_between(const struct model *m, int s, const int64_t *lo,
+    const int64_t *hi, int a_s, const int64_t *a, int t, const int64_t *j)
+{
+	int64_t l2[DOJO_MAX_DEPTH], h2[DOJO_MAX_DEPTH];
+	int p, q, depth = m->st[s].depth;
+
+	for (p = 0; p <= shared_scopes(m, s, a_s); p++)
+		for (q = 0; q <= shared_scopes(m, s, t); q++) {
+			memcpy(l2, lo, sizeof *lo * depth);
+			memcpy(h2, hi, sizeof *hi * depth);
+			if (piece(m, s, l2, h2, a_s, a, p, 1) &&
+			    piece(m, s, l2, h2, t, j, q, -1))
+				return true;
+		}
+	return false;
+}
+
+/* The element that "x" names at the iterations "it", false on overflow. */
+static bool
+access_at(const struct model *m, const struct xacc *x, const int64_t *it,
+    int64_t *e)
+{
+	int64_t k[DOJO_MAX_DEPTH], c, v;
+	int dim, l, depth = m->st[x->stmt].depth;
+
+	for (dim = 0; dim < x->acc->nidx; dim++) {
+		if (!aff_dense(&x->acc->idx[dim], depth, k, &c))
+			return false;
+		for (l = 0; l < depth; l++)
+			if (__builtin_mul_overflow(k[l], it[l], &v) ||
+			    __builtin_add_overflow(c, v, &c))
+				return false;
+		e[dim] = c;
+	}
+	return true;
+}
+
+/* A witness that folding "d" of "b" to "n" slots conflicts: a read r1 at
+ * a corner or the middle of its box, the write w1 whose value it reads
+ * (the last write of its element e before it), and a write w2 of e + q n
+ * in dimension d, q = +-1, +-2, between them.  1 when found, -1 when not
+ * (or when a write of b is not of the form write_box takes). */
+static int
+fold_witness(const dojo_deps *deps, int b, int d, int64_t n)
+{
+	const struct model *m = &deps->m;
+	const struct xacc_list *xl = &deps->xl;
+	int64_t r1[DOJO_MAX_DEPTH], w1[DOJO_MAX_DEPTH], cand[DOJO_MAX_DEPTH];
+	int64_t lo[DOJO_MAX_DEPTH], hi[DOJO_MAX_DEPTH];
+	int64_t e[DOJO_MAX_DIMS], e2[DOJO_MAX_DIMS], step;
+	int i, j, l, sample, q, w1s, rc;
+
+	memset(e, 0, sizeof e);
+	for (j = 0; j < xl->n; j++)
+		if (xl->x[j].write && buffer_of(m->prog, xl->x[j].acc) == b &&
+		    write_box(m, &xl->x[j], e, lo, hi) < 0)
+			return -1;
+	for (i = 0; i < xl->n; i++) {
+		const struct xacc *y = &xl->x[i];
+		const struct stmt *t = &m->st[y->stmt];
+
+		if (y->write || buffer_of(m->prog, y->acc) != b)
+			continue;
+		for (sample = 0; sample < 3; sample++) {
+			for (l = 0; l < t->depth; l++)
+				r1[l] = sample == 0 ? 0 : sample == 1 ?
+				    t->size[l] - 1 : t->size[l] / 2;
+			if (!access_at(m, y, r1, e))
+				continue;
+			/* w1: the last write of e before r1 */
+			w1s = -1;
+			for (j = 0; j < xl->n; j++) {
+				const struct xacc *x = &xl->x[j];
+
+				if (!x->write || buffer_of(m->prog, x->acc) != b)
+					continue;
+				rc = write_box(m, x, e, lo, hi);
+				if (rc < 0)
+					return -1;	/* w1 would be unsure */
+				if (rc == 0 || !last_before(m, x->stmt, lo, hi,
+				    y->stmt, r1, cand))
+					continue;
+				if (w1s < 0 || inst_cmp(m, x->stmt, cand, w1s,
+				    w1) > 0) {
+					w1s = x->stmt;
+					memcpy(w1, cand, sizeof cand);
+				}
+			}
+			if (w1s < 0)
+				continue;
+			for (q = -2; q <= 2; q++) {
+				memcpy(e2, e, sizeof *e * y->acc->nidx);
+				if (q == 0 || __builtin_mul_overflow(q, n,
+				    &step) || __builtin_add_overflow(e2[d], step,
+				    &e2[d]))
+					continue;
+				for (j = 0; j < xl->n; j++) {
+					const struct xacc *x = &xl->x[j];
+
+					if (!x->write || buffer_of(m->prog,
+					    x->acc) != b)
+						continue;
+					rc = write_box(m, x, e2, lo, hi);
+					if (rc == 1 && some_between(m, x->stmt,
+					    lo, hi, w1s, w1, y->stmt, r1))
+						return 1;
+				}
+			}
+		}
+	}
+	return -1;
+}
+
+/* 1 (conflict), 0 (safe) or -1 (ask isl) for folding "d" of "b" to "n"
+ * with b's other folds as they are. */
+static int
+fold_quick(const dojo_deps *deps, int b, int d, int64_t n)
+{
+	const struct dojo_buffer *buf = &deps->m.prog->decls->buf[b];
+	bool zero[DOJO_MAX_DIMS];
+	int k;
+
+	fold_zero_dims(deps, b, zero);
+	if (zero[d]) {
+		for (k = 0; k < buf->ndim; k++)
+			if (k != d && !zero[k] && buf->fold[k])
+				break;
+		if (k == buf->ndim)
+			return 0;
+	}
+	return fold_witness(deps, b, d, n);
+}
+
 /* The windows the action set offers (fold_values in move_buffers.c) are 1 to
  * FOLD_PROBE slots; a question about one of them first asks about its
  * largest multiple among them. */
@@ -1800,10 +2218,13 @@ fold_answer(dojo_deps *deps, int b, int d, int64_t n)
 		;
 	if (m > n && (rc = fold_answer(deps, b, d, m)) != 0)
 		return rc;
-	if (!deps->fold_delta[b])
+	rc = fold_quick(deps, b, d, n);
+	if (rc < 0 && !deps->fold_delta[b])
 		deps->fold_delta[b] = fold_deltas(deps->ctx, &deps->m,
 		    &deps->xl, b);
-	rc = deltas_conflict(deps->fold_delta[b], deps->m.prog, b, d, n);
+	if (rc < 0)
+		rc = deltas_conflict(deps->fold_delta[b], deps->m.prog, b, d,
+		    n);
 	if (rc < 0)
 		return rc;
 	if (deps->nfolds == deps->capfolds) {

@@ -29,6 +29,10 @@ struct dojo_legality {
 /* Whether the check under way refused its action (refuse()), rather than
  * failing to decide (moves.c). */
 extern _Thread_local bool refused;
+/* Whether the reasons of refusals are wanted: dojo_legality_list keeps
+ * only the verdicts, so refuse() then formats no sentence and check_deps
+ * looks for no witness (moves.c). */
+extern _Thread_local bool quiet;
 
 /* What a move does: decide whether an action is legal (0, or -1 with the
  * reason), build the program after it, give the action that undoes it,

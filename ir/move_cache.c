@@ -183,6 +183,51 @@ cache_box(dojo_legality *mv, const struct dojo_action *a, struct box *bx)
 	return 0;
 }
 
+/* Whether the memo holds the verdict of check_result for a cache
+ * ("pack" false) or a pack of the node and array of "a". */
+static bool
+memo_hit(const dojo_legality *mv, const struct dojo_action *a, bool pack)
+{
+	const struct result_memo *m = &mv->memo;
+
+	return quiet && m->valid && m->pack == pack && m->npath == a->npath &&
+	    !memcmp(m->path, a->path, sizeof *a->path * a->npath) &&
+	    !strcmp(m->array, a->array);
+}
+
+/* check_result for "a", a cache or a pack, with what the memo knows.
+ * The validity of a pack's result does not depend on its order: the
+ * copy's dimensions and its nest are permuted, the elements each
+ * operation touches and the order of the operations are not.  A cache in
+ * reg is the one in stack with its location and the flags of its copy
+ * nests changed, which the reads do not see: when the stack cache was
+ * refused, so is the reg one (the same bounds, the same reads), and when
+ * it was not, only the structure of the reg one needs a look. */
+static int
+check_result_memo(dojo_legality *mv, const struct dojo_action *a, bool pack)
+{
+	struct result_memo *m = &mv->memo;
+	int r;
+
+	if (memo_hit(mv, a, pack) && (pack || a->loc == DOJO_REG)) {
+		if (m->refused)
+			return refuse(a, "the result would be invalid");
+		if (pack)
+			return 0;
+		return check_result(mv, a, NULL);
+	}
+	r = check_result(mv, a, a->array);
+	if (!quiet || (r < 0 && !refused) || (!pack && a->loc != DOJO_STACK))
+		return r;
+	m->valid = true;
+	m->pack = pack;
+	memcpy(m->path, a->path, sizeof *a->path * a->npath);
+	m->npath = a->npath;
+	snprintf(m->array, sizeof m->array, "%s", a->array);
+	m->refused = r < 0;
+	return r;
+}
+
 int
 cache_check(dojo_legality *mv, const struct dojo_action *a)
 {
@@ -221,7 +266,7 @@ cache_check(dojo_legality *mv, const struct dojo_action *a)
 				return refuse(a, "the copies would unroll %lld "
 				    "iterations, over %d", (long long)(bx.hi[i] -
 				    bx.lo[i] + 1), UNROLL_MAX);
-	if (check_result(mv, a, a->array) < 0)
+	if (check_result_memo(mv, a, false) < 0)
 		return -1;
 	return check_flags_after(mv, a, a->array);
 }
@@ -471,7 +516,7 @@ pack_check(dojo_legality *mv, const struct dojo_action *a)
 	for (i = 0; i < buf->ndim; i++)
 		if (buf->fold[i])
 			return refuse(a, "'%s' is folded", a->array);
-	if (check_result(mv, a, a->array) < 0)
+	if (check_result_memo(mv, a, true) < 0)
 		return -1;
 	return check_flags_after(mv, a, a->array);
 }

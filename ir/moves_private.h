@@ -14,6 +14,17 @@
  * a cache in registers (whose copies are unrolled). */
 #define UNROLL_MAX 64
 
+/* The last verdict of check_result for a cache or a pack at one node
+ * and array, kept while only verdicts are wanted (quiet; move_cache.c). */
+struct result_memo {
+	bool valid;
+	bool pack;
+	int path[DOJO_MAX_DEPTH];
+	int npath;
+	char array[DOJO_MAX_NAME + 1];
+	bool refused;
+};
+
 struct dojo_legality {
 	dojo_program *prog;
 	dojo_deps *deps;	/* computed when first needed */
@@ -24,6 +35,7 @@ struct dojo_legality {
 	 * those of a state whose flags held (check_flags_after); the others
 	 * are not asked about */
 	bool *recheck;
+	struct result_memo memo;
 };
 
 /* Whether the check under way refused its action (refuse()), rather than

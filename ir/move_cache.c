@@ -201,14 +201,20 @@ memo_hit(const dojo_legality *mv, const struct dojo_action *a, bool pack)
  * operation touches and the order of the operations are not.  A cache in
  * reg is the one in stack with its location and the flags of its copy
  * nests changed, which the reads do not see: when the stack cache was
- * refused, so is the reg one (the same bounds, the same reads), and when
- * it was not, only the structure of the reg one needs a look. */
+ * refused, so is the reg one (the same bounds, the same reads, the same
+ * accesses of the other reg buffers), and when it was not, only the
+ * structure of the reg one needs a look.  Not when A is in reg itself:
+ * the stack cache's copy nests, not unrolled, may not index it. */
 static int
 check_result_memo(dojo_legality *mv, const struct dojo_action *a, bool pack)
 {
 	struct result_memo *m = &mv->memo;
-	int r;
+	int r, ai = dojo_program_find_array(mv->prog, a->array);
 
+	/* a copy nest that reads a reg array is valid only unrolled */
+	if (!pack && (ai < 0 || mv->prog->decls->buf[
+	    mv->prog->decls->arr[ai].buffer].loc == DOJO_REG))
+		return check_result(mv, a, a->array);
 	if (memo_hit(mv, a, pack) && (pack || a->loc == DOJO_REG)) {
 		if (m->refused)
 			return refuse(a, "the result would be invalid");

@@ -971,7 +971,8 @@ unit_init(struct unit_sys *u, const struct model *m, const struct xacc *x,
     const struct xacc *y, int touch)
 {
 	const struct stmt *s = &m->st[x->stmt], *t = &m->st[y->stmt];
-	int64_t kx[DOJO_MAX_DIMS][DOJO_MAX_DEPTH], ky[DOJO_MAX_DIMS][DOJO_MAX_DEPTH];
+	int64_t kx[DOJO_MAX_DIMS][DOJO_MAX_DEPTH];
+	int64_t ky[DOJO_MAX_DIMS][DOJO_MAX_DEPTH];
 	int64_t cx, cy, c, slo, shi;
 	int ox[DOJO_MAX_DEPTH] = { 0 }, oy[DOJO_MAX_DEPTH] = { 0 };
 	int dim, l, px, py, nx, ny, k, nidx = x->acc->nidx;
@@ -1250,13 +1251,13 @@ unit_query(const struct model *m, const struct xacc *x, const struct xacc *y,
 }
 
 /* The same question for every access pair of "d": 1 when one answers
- * yes, 0 when all say no, -1 when one is not for plain C. */
+ * yes, 0 when all say no, -1 when one before is not for plain C. */
 static int
 dep_unit_query(const dojo_deps *deps, const struct dep *d, int l, int sign1,
     int sign2)
 {
 	const struct dojo_buffer *buf = &deps->m.prog->decls->buf[d->buffer];
-	int i, r, rc = 0;
+	int i, r;
 
 	for (i = 0; i < buf->ndim; i++)
 		if (buf->fold[i])
@@ -1264,11 +1265,10 @@ dep_unit_query(const dojo_deps *deps, const struct dep *d, int l, int sign1,
 	for (i = 0; i < d->npairs; i++) {
 		r = unit_query(&deps->m, &deps->xl.x[d->pairs[i][0]],
 		    &deps->xl.x[d->pairs[i][1]], l, sign1, sign2);
-		if (r < 0)
-			return -1;
-		rc |= r;
+		if (r != 0)
+			return r;	/* one pair is enough; or not for C */
 	}
-	return rc;
+	return 0;
 }
 
 /* Build the relations of "d" (once): its kinds of pairs and, when it is
@@ -1593,7 +1593,8 @@ dep_matches(dojo_deps *deps, struct dep *d, const struct dojo_dep_query *q)
 	case DOJO_DEP_BACKWARD:
 		return l < d->m && (dep_sign(deps, d, l) & SIGN_LT);
 	case DOJO_DEP_SAME:
-		return l == 0 || (l <= d->m && (dep_sign(deps, d, l - 1) & SIGN_EQ));
+		return l == 0 || (l <= d->m &&
+		    (dep_sign(deps, d, l - 1) & SIGN_EQ));
 	case DOJO_DEP_ANY:
 		return true;
 	}
@@ -2292,7 +2293,8 @@ radix_determines(const int64_t *k, const int64_t *size, int c, bool *known)
 		if (k[lv[i]] == INT64_MIN)
 			return false;
 	for (i = 1; i < n; i++)
-		for (j = i; j > 0 && llabs(k[lv[j - 1]]) > llabs(k[lv[j]]); j--) {
+		for (j = i; j > 0 && llabs(k[lv[j - 1]]) > llabs(k[lv[j]]);
+		    j--) {
 			t = lv[j];
 			lv[j] = lv[j - 1];
 			lv[j - 1] = t;

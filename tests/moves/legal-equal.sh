@@ -58,7 +58,8 @@ run() {
 		for t in c cuda; do
 			"$1" actions --target "$t" "$f" > "$2/$b.$t.list" 2>&1
 			echo "rc=$?" >> "$2/$b.$t.list"
-			"$1" actions --why --target "$t" "$f" > "$2/$b.$t.why" 2>&1
+			"$1" actions --why --target "$t" "$f" \
+			    > "$2/$b.$t.why" 2>&1
 			echo "rc=$?" >> "$2/$b.$t.why"
 		done
 	done

@@ -183,6 +183,55 @@ cache_box(dojo_legality *mv, const struct dojo_action *a, struct box *bx)
 	return 0;
 }
 
+/* 1 when an access of the array "payload" names uses, inside X (depth
+ * from sc->payload's p on), a scope that is not unrolled. */
+struct reg_copy {
+	int array;
+	int p;
+};
+
+static int
+copy_not_unrolled(struct scan *sc, struct dojo_access *acc, bool write)
+{
+	const struct reg_copy *c = sc->payload;
+	int i, j, d;
+
+	if (acc->array != c->array)
+		return 0;
+	for (i = 0; i < acc->nidx; i++)
+		for (j = 0; j < acc->idx[i].n; j++) {
+			d = acc->idx[i].t[j].d;
+			if (d >= c->p && sc->chain[d]->flag != DOJO_FLAG_UNROLL)
+				return 1;
+		}
+	return 0;
+}
+
+/* What validation adds for a cache in reg to the same cache in stack:
+ * the copy, a reg buffer, indexed only by unrolled scopes.  Its copy
+ * nests are unrolled; in X it keeps the terms of X's iterators of A's
+ * accesses. */
+static int
+check_reg_copy(dojo_legality *mv, const struct dojo_action *a)
+{
+	struct reg_copy c;
+	struct scan sc;
+	int i;
+
+	c.array = dojo_program_find_array(mv->prog, a->array);
+	c.p = a->npath - 1;
+	memset(&sc, 0, sizeof sc);
+	sc.fn = copy_not_unrolled;
+	sc.payload = &c;
+	for (i = 0; i < c.p; i++)
+		sc.chain[i] = node_at(mv->prog, a->path, i + 1);
+	sc.depth = c.p;
+	if (scan_tree(&sc, node_at(mv->prog, a->path, a->npath)))
+		return refuse(a, "the result would be invalid: the register "
+		    "copy is indexed by a scope that is not unrolled");
+	return 0;
+}
+
 /* Whether the memo holds the verdict of check_result for a cache
  * ("pack" false) or a pack of the node and array of "a". */
 static bool
@@ -203,7 +252,8 @@ memo_hit(const dojo_legality *mv, const struct dojo_action *a, bool pack)
  * nests changed, which the reads do not see: when the stack cache was
  * refused, so is the reg one (the same bounds, the same reads, the same
  * accesses of the other reg buffers), and when it was not, only the
- * structure of the reg one needs a look.  Not when A is in reg itself:
+ * indices of the reg copy need a look (check_reg_copy).  Not when A is
+ * in reg itself:
  * the stack cache's copy nests, not unrolled, may not index it. */
 static int
 check_result_memo(dojo_legality *mv, const struct dojo_action *a, bool pack)
@@ -220,7 +270,7 @@ check_result_memo(dojo_legality *mv, const struct dojo_action *a, bool pack)
 			return refuse(a, "the result would be invalid");
 		if (pack)
 			return 0;
-		return check_result(mv, a, NULL);
+		return check_reg_copy(mv, a);
 	}
 	r = check_result(mv, a, a->array);
 	if (!quiet || (r < 0 && !refused) || (!pack && a->loc != DOJO_STACK))

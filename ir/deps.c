@@ -144,6 +144,25 @@ buffer_of(const dojo_program *prog, const struct dojo_access *acc)
 }
 
 
+/* The index "aff" of an operation of depth "depth" as "*c" plus k[l] i_l
+ * (k[0 .. depth-1] set); false when a term is out of range or a sum
+ * overflows. */
+static bool
+aff_dense(const struct dojo_aff *aff, int depth, int64_t *k, int64_t *c)
+{
+	int t, d;
+
+	memset(k, 0, sizeof *k * depth);
+	*c = aff->c;
+	for (t = 0; t < aff->n; t++) {
+		d = aff->t[t].d;
+		if (d < 0 || d >= depth ||
+		    __builtin_add_overflow(k[d], aff->t[t].k, &k[d]))
+			return false;
+	}
+	return true;
+}
+
 
 /*
  * The same relations built with isl's constraints directly: reading text
@@ -680,6 +699,7 @@ struct dep {
 	int (*pairs)[2];
 	int npairs;
 	int state;		/* 0: not computed, 1: empty, 2: not empty */
+	bool built;		/* kind and delta made (dep_build) */
 	isl_map *kind[3];	/* write-read, read-write, write-write pairs */
 	isl_set *delta;		/* dst's iteration - src's, first m levels */
 	uint8_t sign[DOJO_MAX_DEPTH];	/* with the levels before equal */
@@ -815,68 +835,455 @@ distances(isl_map *map, int m)
 	return isl_map_deltas(map);
 }
 
-/* The distances of "d" whose first "l" levels are 0. */
-static isl_set *
-prefix_zero(const struct dep *d, int l)
+/*
+ * Dependences answered in plain C, exactly, where every index of the two
+ * accesses has at most one term on each side, of coefficient 1 or -1, and
+ * the buffer is not folded (the accesses of most kernels before a split).
+ * Then "x(i) = y(j)" and the equal levels of a question are equations
+ * u = +-w + c between two iterators: the iterators fall into classes,
+ * each a value r of its own (v = sg r + off), r in an interval, and a
+ * question about one or two signs of distances is one about a few such r.
+ */
+
+struct unit_var {
+	int root;
+	int sg;			/* v = sg * r_root + off */
+	int64_t off;
+};
+
+/* An index whose other terms are of iterators found nowhere else (and
+ * not in the question): ka v_a + kb v_b in [lo, hi] (a, b: -1 for none). */
+struct unit_slack {
+	int a, b;
+	int64_t ka, kb;
+	int64_t lo, hi;
+};
+
+struct unit_sys {
+	int n;			/* i_0 .. i_(ds-1), then j_0 .. j_(dt-1) */
+	int ds;
+	struct unit_var v[2 * DOJO_MAX_DEPTH];
+	int64_t lo[2 * DOJO_MAX_DEPTH], hi[2 * DOJO_MAX_DEPTH];	/* roots */
+	struct unit_slack slack[DOJO_MAX_DIMS];
+	int nslack;
+	bool empty;
+	bool overflow;		/* no answer: ask isl */
+};
+
+/* r_root in [lo, hi] */
+static void
+unit_bound(struct unit_sys *u, int root, int64_t lo, int64_t hi)
 {
-	isl_set *p = isl_set_copy(d->delta);
+	if (lo > u->lo[root])
+		u->lo[root] = lo;
+	if (hi < u->hi[root])
+		u->hi[root] = hi;
+	if (u->lo[root] > u->hi[root])
+		u->empty = true;
+}
+
+/* a = sg b + c for the variables "a" and "b" */
+static void
+unit_equate(struct unit_sys *u, int a, int sg, int b, int64_t c)
+{
+	struct unit_var *va = &u->v[a], *vb = &u->v[b];
+	int ra = va->root, rb = vb->root, s, k;
+	int64_t o, rhs, t;
+
+	/* sa ra + oa = sg (sb rb + ob) + c */
+	if (__builtin_mul_overflow((int64_t)sg, vb->off, &t) ||
+	    __builtin_add_overflow(t, c, &rhs) ||
+	    __builtin_sub_overflow(rhs, va->off, &rhs)) {
+		u->overflow = true;
+		return;
+	}
+	s = sg * vb->sg;	/* sa ra = s rb + rhs */
+	if (ra == rb) {
+		if (va->sg == s) {
+			if (rhs != 0)
+				u->empty = true;
+			return;
+		}
+		/* 2 sa ra = rhs */
+		if (rhs % 2 != 0) {
+			u->empty = true;
+			return;
+		}
+		rhs = va->sg > 0 ? rhs / 2 : -(rhs / 2);
+		unit_bound(u, ra, rhs, rhs);
+		return;
+	}
+	/* ra = sa s rb + sa rhs: the class of ra joins that of rb */
+	s *= va->sg;
+	if (__builtin_mul_overflow((int64_t)va->sg, rhs, &o)) {
+		u->overflow = true;
+		return;
+	}
+	for (k = 0; k < u->n; k++) {
+		struct unit_var *w = &u->v[k];
+
+		if (w->root != ra)
+			continue;
+		/* w = sw ra + ow = sw s rb + sw o + ow */
+		if (__builtin_mul_overflow((int64_t)w->sg, o, &t) ||
+		    __builtin_add_overflow(t, w->off, &t)) {
+			u->overflow = true;
+			return;
+		}
+		w->root = rb;
+		w->sg *= s;
+		w->off = t;
+	}
+	/* ra in [lo, hi]: rb in s ([lo, hi] - o) */
+	if (__builtin_sub_overflow(u->lo[ra], o, &t) ||
+	    __builtin_sub_overflow(u->hi[ra], o, &rhs)) {
+		u->overflow = true;
+		return;
+	}
+	if (s > 0)
+		unit_bound(u, rb, t, rhs);
+	else if (t == INT64_MIN || rhs == INT64_MIN)
+		u->overflow = true;
+	else
+		unit_bound(u, rb, -rhs, -t);
+}
+
+/* The range of k v over v in [0, size - 1] added to [*lo, *hi]; false on
+ * overflow. */
+static bool
+span_add(int64_t k, int64_t size, int64_t *lo, int64_t *hi)
+{
+	int64_t t;
+
+	if (__builtin_mul_overflow(k, size - 1, &t))
+		return false;
+	return t < 0 ? !__builtin_add_overflow(*lo, t, lo) :
+	    !__builtin_add_overflow(*hi, t, hi);
+}
+
+/* The system of x(i) = y(j) over the two boxes, for a question about the
+ * levels below "touch"; false when an index is not of the unit form.  An
+ * iterator of a level from "touch" on that only one index uses, with
+ * coefficient 1 or -1, is slack: the index then only bounds the others
+ * (unit_slack). */
+static bool
+unit_init(struct unit_sys *u, const struct model *m, const struct xacc *x,
+    const struct xacc *y, int touch)
+{
+	const struct stmt *s = &m->st[x->stmt], *t = &m->st[y->stmt];
+	int64_t kx[DOJO_MAX_DIMS][DOJO_MAX_DEPTH];
+	int64_t ky[DOJO_MAX_DIMS][DOJO_MAX_DEPTH];
+	int64_t cx, cy, c, slo, shi;
+	int ox[DOJO_MAX_DEPTH] = { 0 }, oy[DOJO_MAX_DEPTH] = { 0 };
+	int dim, l, px, py, nx, ny, k, nidx = x->acc->nidx;
+	bool slack;
+
+	if (nidx != y->acc->nidx)
+		return false;
+	u->ds = s->depth;
+	u->n = s->depth + t->depth;
+	u->nslack = 0;
+	u->empty = u->overflow = false;
+	for (k = 0; k < u->n; k++) {
+		u->v[k].root = k;
+		u->v[k].sg = 1;
+		u->v[k].off = 0;
+		u->lo[k] = 0;
+		u->hi[k] = (k < s->depth ? s->size[k] :
+		    t->size[k - s->depth]) - 1;
+	}
+	for (dim = 0; dim < nidx; dim++) {
+		if (!aff_dense(&x->acc->idx[dim], s->depth, kx[dim], &cx) ||
+		    !aff_dense(&y->acc->idx[dim], t->depth, ky[dim], &cy))
+			return false;
+		for (l = 0; l < s->depth; l++)
+			ox[l] += kx[dim][l] != 0;
+		for (l = 0; l < t->depth; l++)
+			oy[l] += ky[dim][l] != 0;
+	}
+	for (dim = 0; dim < nidx; dim++) {
+		aff_dense(&x->acc->idx[dim], s->depth, kx[dim], &cx);
+		aff_dense(&y->acc->idx[dim], t->depth, ky[dim], &cy);
+		if (__builtin_sub_overflow(cy, cx, &c) || c == INT64_MIN)
+			return false;
+		/* kx i + cx = ky j + cy: the slack terms go into [slo, shi] */
+		slo = shi = c;
+		slack = false;
+		for (l = 0, nx = 0, px = -1; l < s->depth; l++) {
+			if (!kx[dim][l])
+				continue;
+			if (l >= touch && ox[l] == 1 && (kx[dim][l] == 1 ||
+			    kx[dim][l] == -1)) {
+				if (!span_add(-kx[dim][l], s->size[l], &slo,
+				    &shi))
+					return false;
+				slack = true;
+				continue;
+			}
+			nx++;
+			px = l;
+		}
+		for (l = 0, ny = 0, py = -1; l < t->depth; l++) {
+			if (!ky[dim][l])
+				continue;
+			if (l >= touch && oy[l] == 1 && (ky[dim][l] == 1 ||
+			    ky[dim][l] == -1)) {
+				if (!span_add(ky[dim][l], t->size[l], &slo,
+				    &shi))
+					return false;
+				slack = true;
+				continue;
+			}
+			ny++;
+			py = l;
+		}
+		if (nx > 1 || ny > 1 ||
+		    (nx && kx[dim][px] != 1 && kx[dim][px] != -1) ||
+		    (ny && ky[dim][py] != 1 && ky[dim][py] != -1))
+			return false;
+		if (slack) {
+			struct unit_slack *sl = &u->slack[u->nslack++];
+
+			/* kx i - ky j in [slo, shi] */
+			sl->a = nx ? px : -1;
+			sl->ka = nx ? kx[dim][px] : 0;
+			sl->b = ny ? s->depth + py : -1;
+			sl->kb = ny ? -ky[dim][py] : 0;
+			sl->lo = slo;
+			sl->hi = shi;
+			continue;
+		}
+		if (nx && ny) {
+			unit_equate(u, px, (int)(kx[dim][px] * ky[dim][py]),
+			    s->depth + py, kx[dim][px] * c);
+		} else if (nx || ny) {
+			int v = nx ? px : s->depth + py;
+			int64_t val = nx ? kx[dim][px] * c : -ky[dim][py] * c;
+			struct unit_var *w = &u->v[v];
+
+			/* sg r + off = val */
+			if (__builtin_sub_overflow(val, w->off, &val) ||
+			    val == INT64_MIN)
+				return false;
+			val = w->sg > 0 ? val : -val;
+			unit_bound(u, w->root, val, val);
+		} else if (c != 0) {
+			u->empty = true;
+		}
+		if (u->overflow)
+			return false;
+	}
+	return true;
+}
+
+/* A distance j_l - i_l as sum of coef[k] r_root[k] plus "c". */
+struct unit_form {
+	int n;
+	int root[2];
+	int64_t coef[2];
+	int64_t c;
+};
+
+static bool
+unit_distance(const struct unit_sys *u, int l, struct unit_form *f)
+{
+	const struct unit_var *vi = &u->v[l], *vj = &u->v[u->ds + l];
+
+	if (__builtin_sub_overflow(vj->off, vi->off, &f->c))
+		return false;
+	f->n = 0;
+	if (vi->root == vj->root) {
+		if (vj->sg != vi->sg) {
+			f->root[0] = vi->root;
+			f->coef[f->n++] = vj->sg - vi->sg;
+		}
+		return true;
+	}
+	f->root[0] = vj->root;
+	f->coef[0] = vj->sg;
+	f->root[1] = vi->root;
+	f->coef[1] = -vi->sg;
+	f->n = 2;
+	return true;
+}
+
+/* Whether the form takes a value in [lo, hi] over the intervals; -1 on
+ * overflow.  Terms of coefficient +-1 fill every integer between the
+ * extremes; a lone term of +-2 only those of its parity. */
+static int
+unit_meets(const struct unit_sys *u, const struct unit_form *f, int64_t lo,
+    int64_t hi)
+{
+	int64_t min = f->c, max = f->c, a, b;
 	int k;
 
-	for (k = 0; k < l; k++)
-		p = isl_set_fix_si(p, isl_dim_set, k, 0);
-	return p;
+	for (k = 0; k < f->n; k++) {
+		if (__builtin_mul_overflow(f->coef[k], u->lo[f->root[k]], &a) ||
+		    __builtin_mul_overflow(f->coef[k], u->hi[f->root[k]], &b))
+			return -1;
+		if (a > b) {
+			int64_t t = a;
+
+			a = b;
+			b = t;
+		}
+		if (__builtin_add_overflow(min, a, &min) ||
+		    __builtin_add_overflow(max, b, &max))
+			return -1;
+	}
+	if (lo < min)
+		lo = min;
+	if (hi > max)
+		hi = max;
+	if (lo > hi)
+		return 0;
+	if (lo == hi && f->n == 1 && (f->coef[0] == 2 || f->coef[0] == -2))
+		return (lo - min) % 2 == 0;
+	return 1;
 }
 
-static uint8_t
-dep_sign(struct dep *d, int l)
+/* The same for a sign (SIGN_LT: <= -1, SIGN_EQ: 0, SIGN_GT: >= 1). */
+static int
+unit_takes(const struct unit_sys *u, const struct unit_form *f, int sign)
 {
-	isl_set *p;
-
-	if ((d->sign_known >> l) & 1)
-		return d->sign[l];
-	p = prefix_zero(d, l);
-	if (set_nonempty(isl_set_lower_bound_si(isl_set_copy(p), isl_dim_set,
-	    l, 1)))
-		d->sign[l] |= SIGN_GT;
-	if (set_nonempty(isl_set_upper_bound_si(isl_set_copy(p), isl_dim_set,
-	    l, -1)))
-		d->sign[l] |= SIGN_LT;
-	if (set_nonempty(isl_set_fix_si(p, isl_dim_set, l, 0)))
-		d->sign[l] |= SIGN_EQ;
-	d->sign_known |= 1ULL << l;
-	return d->sign[l];
+	return sign == SIGN_GT ? unit_meets(u, f, 1, INT64_MAX) :
+	    sign == SIGN_LT ? unit_meets(u, f, INT64_MIN, -1) :
+	    unit_meets(u, f, 0, 0);
 }
 
+/* The slack "sl" as a form over the classes, its range into lo..hi. */
 static bool
-dep_swapbad(struct dep *d, int l)
+unit_slack_form(const struct unit_sys *u, const struct unit_slack *sl,
+    struct unit_form *f, int64_t *lo, int64_t *hi)
 {
-	isl_set *p;
+	const int vars[2] = { sl->a, sl->b };
+	const int64_t ks[2] = { sl->ka, sl->kb };
+	int64_t t;
+	int k;
 
-	if (l + 1 >= d->m)
-		return false;
-	if ((d->swap_known >> l) & 1)
-		return (d->swapbad >> l) & 1;
-	p = prefix_zero(d, l);
-	if (set_nonempty(isl_set_upper_bound_si(isl_set_lower_bound_si(
-	    isl_set_copy(p), isl_dim_set, l, 1), isl_dim_set, l + 1, -1)) ||
-	    set_nonempty(isl_set_lower_bound_si(isl_set_upper_bound_si(
-	    isl_set_copy(p), isl_dim_set, l, -1), isl_dim_set, l + 1, 1)))
-		d->swapbad |= 1ULL << l;
-	isl_set_free(p);
-	d->swap_known |= 1ULL << l;
-	return (d->swapbad >> l) & 1;
+	f->n = 0;
+	f->c = 0;
+	for (k = 0; k < 2; k++) {
+		const struct unit_var *w;
+
+		if (vars[k] < 0)
+			continue;
+		w = &u->v[vars[k]];
+		if (__builtin_mul_overflow(ks[k], w->off, &t) ||
+		    __builtin_add_overflow(f->c, t, &f->c))
+			return false;
+		if (f->n == 1 && f->root[0] == w->root) {
+			f->coef[0] += ks[k] * w->sg;
+			if (f->coef[0] == 0)
+				f->n = 0;
+			continue;
+		}
+		f->root[f->n] = w->root;
+		f->coef[f->n++] = ks[k] * w->sg;
+	}
+	*lo = sl->lo;
+	*hi = sl->hi;
+	return true;
 }
 
-/* Build the relations of "d" on first use; false when it is empty. */
+/* Whether "f" and "g" share no class. */
 static bool
-dep_exists(dojo_deps *deps, struct dep *d)
+unit_apart(const struct unit_form *f, const struct unit_form *g)
+{
+	int a, b;
+
+	for (a = 0; a < f->n; a++)
+		for (b = 0; b < g->n; b++)
+			if (f->root[a] == g->root[b])
+				return false;
+	return true;
+}
+
+/* For the access pair "x", "y": whether some pair of instances touching
+ * one element has its distances 0 on the levels before "l", then (when
+ * sign1 is not 0) the sign "sign1" at l and (when sign2 is not 0) "sign2"
+ * at l + 1.  1, 0, or -1 when this is not for plain C.  The slack indices
+ * and the distances asked about must bound disjoint sets of classes:
+ * each is then a question of its own. */
+static int
+unit_query(const struct model *m, const struct xacc *x, const struct xacc *y,
+    int l, int sign1, int sign2)
+{
+	struct unit_sys u;
+	struct unit_form f[2 + DOJO_MAX_DIMS];
+	int64_t lo, hi;
+	int k, j, nf = 0, r, rc = 1;
+
+	if (!unit_init(&u, m, x, y, sign2 ? l + 2 : sign1 ? l + 1 : l))
+		return -1;
+	for (k = 0; k < l && !u.empty; k++) {
+		unit_equate(&u, u.ds + k, 1, k, 0);
+		if (u.overflow)
+			return -1;
+	}
+	if (u.empty)
+		return 0;
+	if (sign1 && !unit_distance(&u, l, &f[nf++]))
+		return -1;
+	if (sign2 && !unit_distance(&u, l + 1, &f[nf++]))
+		return -1;
+	for (k = 0; k < u.nslack; k++)
+		if (!unit_slack_form(&u, &u.slack[k], &f[nf++], &lo, &hi))
+			return -1;
+	for (k = 0; k < nf; k++)
+		for (j = k + 1; j < nf; j++)
+			if (!unit_apart(&f[k], &f[j]))
+				return -1;
+	for (k = 0, j = 0; k < nf && rc > 0; k++) {
+		if (k == 0 && sign1)
+			r = unit_takes(&u, &f[k], sign1);
+		else if (k == 1 && sign2)
+			r = unit_takes(&u, &f[k], sign2);
+		else {
+			unit_slack_form(&u, &u.slack[j++], &f[k], &lo, &hi);
+			r = unit_meets(&u, &f[k], lo, hi);
+		}
+		if (r < 0)
+			return -1;
+		rc = r;
+	}
+	return rc;
+}
+
+/* The same question for every access pair of "d": 1 when one answers
+ * yes, 0 when all say no, -1 when one before is not for plain C. */
+static int
+dep_unit_query(const dojo_deps *deps, const struct dep *d, int l, int sign1,
+    int sign2)
+{
+	const struct dojo_buffer *buf = &deps->m.prog->decls->buf[d->buffer];
+	int i, r;
+
+	for (i = 0; i < buf->ndim; i++)
+		if (buf->fold[i])
+			return -1;
+	for (i = 0; i < d->npairs; i++) {
+		r = unit_query(&deps->m, &deps->xl.x[d->pairs[i][0]],
+		    &deps->xl.x[d->pairs[i][1]], l, sign1, sign2);
+		if (r != 0)
+			return r;	/* one pair is enough; or not for C */
+	}
+	return 0;
+}
+
+/* Build the relations of "d" (once): its kinds of pairs and, when it is
+ * not empty, its distances.  Whether it is empty stays as plain C found
+ * it (dep_exists), where it did. */
+static void
+dep_build(dojo_deps *deps, struct dep *d)
 {
 	isl_map *map, *u = NULL;
 	bool lost = false;
 	int i, k;
 
-	if (d->state)
-		return d->state == 2;
+	if (d->built)
+		return;
+	d->built = true;
 	for (i = 0; i < d->npairs; i++) {
 		const struct xacc *x = &deps->xl.x[d->pairs[i][0]];
 		const struct xacc *y = &deps->xl.x[d->pairs[i][1]];
@@ -893,12 +1300,108 @@ dep_exists(dojo_deps *deps, struct dep *d)
 			    isl_map_copy(d->kind[k]);
 	/* an error (no map, or no answer) is a dependence, as in
 	 * set_nonempty */
-	d->state = lost || !u || isl_map_is_empty(u) != isl_bool_true ? 2 : 1;
+	if (!d->state)
+		d->state = lost || !u || isl_map_is_empty(u) != isl_bool_true ?
+		    2 : 1;
 	if (d->state == 2)
 		d->delta = distances(u, d->m);
 	else
 		isl_map_free(u);
+}
+
+/* Whether "d" has a pair of instances, decided on first use: in plain C
+ * where its accesses allow (dep_unit_query), else by isl. */
+static bool
+dep_exists(dojo_deps *deps, struct dep *d)
+{
+	int r;
+
+	if (!d->state) {
+		r = dep_unit_query(deps, d, 0, 0, 0);
+		if (r >= 0)
+			d->state = r ? 2 : 1;
+		else
+			dep_build(deps, d);
+	}
 	return d->state == 2;
+}
+
+/* The distances of "d" whose first "l" levels are 0. */
+static isl_set *
+prefix_zero(const struct dep *d, int l)
+{
+	isl_set *p = isl_set_copy(d->delta);
+	int k;
+
+	for (k = 0; k < l; k++)
+		p = isl_set_fix_si(p, isl_dim_set, k, 0);
+	return p;
+}
+
+static uint8_t
+dep_sign(dojo_deps *deps, struct dep *d, int l)
+{
+	static const int signs[3] = { SIGN_GT, SIGN_LT, SIGN_EQ };
+	isl_set *p;
+	int k, r;
+
+	if ((d->sign_known >> l) & 1)
+		return d->sign[l];
+	for (k = 0; k < 3; k++) {
+		r = dep_unit_query(deps, d, l, signs[k], 0);
+		if (r < 0)
+			break;
+		if (r)
+			d->sign[l] |= signs[k];
+	}
+	if (k == 3) {
+		d->sign_known |= 1ULL << l;
+		return d->sign[l];
+	}
+	d->sign[l] = 0;
+	dep_build(deps, d);
+	p = prefix_zero(d, l);
+	if (set_nonempty(isl_set_lower_bound_si(isl_set_copy(p), isl_dim_set,
+	    l, 1)))
+		d->sign[l] |= SIGN_GT;
+	if (set_nonempty(isl_set_upper_bound_si(isl_set_copy(p), isl_dim_set,
+	    l, -1)))
+		d->sign[l] |= SIGN_LT;
+	if (set_nonempty(isl_set_fix_si(p, isl_dim_set, l, 0)))
+		d->sign[l] |= SIGN_EQ;
+	d->sign_known |= 1ULL << l;
+	return d->sign[l];
+}
+
+static bool
+dep_swapbad(dojo_deps *deps, struct dep *d, int l)
+{
+	isl_set *p;
+	int a, b = 0;
+
+	if (l + 1 >= d->m)
+		return false;
+	if ((d->swap_known >> l) & 1)
+		return (d->swapbad >> l) & 1;
+	a = dep_unit_query(deps, d, l, SIGN_GT, SIGN_LT);
+	if (a == 0)
+		b = dep_unit_query(deps, d, l, SIGN_LT, SIGN_GT);
+	if (a >= 0 && b >= 0) {
+		if (a || b)
+			d->swapbad |= 1ULL << l;
+		d->swap_known |= 1ULL << l;
+		return (d->swapbad >> l) & 1;
+	}
+	dep_build(deps, d);
+	p = prefix_zero(d, l);
+	if (set_nonempty(isl_set_upper_bound_si(isl_set_lower_bound_si(
+	    isl_set_copy(p), isl_dim_set, l, 1), isl_dim_set, l + 1, -1)) ||
+	    set_nonempty(isl_set_lower_bound_si(isl_set_upper_bound_si(
+	    isl_set_copy(p), isl_dim_set, l, -1), isl_dim_set, l + 1, 1)))
+		d->swapbad |= 1ULL << l;
+	isl_set_free(p);
+	d->swap_known |= 1ULL << l;
+	return (d->swapbad >> l) & 1;
 }
 
 static struct dep *
@@ -1084,13 +1587,14 @@ dep_matches(dojo_deps *deps, struct dep *d, const struct dojo_dep_query *q)
 		return false;
 	switch (q->kind) {
 	case DOJO_DEP_CARRIED:
-		return l < d->m && (dep_sign(d, l) & (SIGN_GT | SIGN_LT));
+		return l < d->m && (dep_sign(deps, d, l) & (SIGN_GT | SIGN_LT));
 	case DOJO_DEP_SWAP:
-		return dep_swapbad(d, l);
+		return dep_swapbad(deps, d, l);
 	case DOJO_DEP_BACKWARD:
-		return l < d->m && (dep_sign(d, l) & SIGN_LT);
+		return l < d->m && (dep_sign(deps, d, l) & SIGN_LT);
 	case DOJO_DEP_SAME:
-		return l == 0 || (l <= d->m && (dep_sign(d, l - 1) & SIGN_EQ));
+		return l == 0 || (l <= d->m &&
+		    (dep_sign(deps, d, l - 1) & SIGN_EQ));
 	case DOJO_DEP_ANY:
 		return true;
 	}
@@ -1169,12 +1673,14 @@ void
 dojo_deps_describe(struct dojo_strbuf *sb, dojo_deps *deps, int k,
     const struct dojo_dep_query *q)
 {
-	const struct dep *d = &deps->dep[k];
+	struct dep *d = &deps->dep[k];
 	const struct stmt *first, *second;
 	isl_point *pt = NULL;
 	isl_val *v;
 	int dir[DOJO_MAX_DEPTH], i, kind = -1, variant, lex = 0, shared;
 	const char *name;
+
+	dep_build(deps, d);
 
 	/* a witness: a distance vector the move would break */
 	for (variant = 0; variant < 2 && kind < 0; variant++)
@@ -1382,6 +1888,7 @@ dojo_deps_foreach(dojo_deps *deps,
 
 		if (!dep_exists(deps, d))
 			continue;
+		dep_build(deps, d);
 		dirs->levels = shared_scopes(&deps->m, d->src, d->dst);
 		for (k = 0; k < 3 && !rc; k++)
 			for (rev = 0; rev < 2 && !rc && d->kind[k]; rev++) {
@@ -1759,6 +2266,406 @@ out:
 	return rc;
 }
 
+/*
+ * Quick answers to a fold, exact and without isl: a proof from the shape
+ * of the accesses that no difference of fold_deltas lies in the slots of
+ * the fold, or an instance triple (w1, r1, w2) that is one.  Either is
+ * what isl would find; where neither applies, isl decides.
+ */
+
+/* Whether i_0 .. i_(k-1) of the box "size" are determined by the values
+ * of the indices "k" (n of them, each with its constant left out) given
+ * that the levels of "known" are: mixed radix, the largest coefficient
+ * outweighing all the smaller ones times their ranges.  Marks them in
+ * "known"; true when something new was marked. */
+static bool
+radix_determines(const int64_t *k, const int64_t *size, int c, bool *known)
+{
+	int lv[DOJO_MAX_DEPTH], n = 0, i, j, t;
+	int64_t sum = 0, a, span;
+
+	for (i = 0; i < c; i++)
+		if (k[i] && !known[i])
+			lv[n++] = i;
+	if (n == 0)
+		return false;
+	for (i = 0; i < n; i++)
+		if (k[lv[i]] == INT64_MIN)
+			return false;
+	for (i = 1; i < n; i++)
+		for (j = i; j > 0 && llabs(k[lv[j - 1]]) > llabs(k[lv[j]]);
+		    j--) {
+			t = lv[j];
+			lv[j] = lv[j - 1];
+			lv[j - 1] = t;
+		}
+	for (i = 0; i < n; i++) {
+		a = llabs(k[lv[i]]);
+		if (a <= sum)
+			return false;
+		if (__builtin_mul_overflow(a, size[lv[i]] - 1, &span) ||
+		    __builtin_add_overflow(sum, span, &sum))
+			return false;
+	}
+	for (i = 0; i < n; i++)
+		known[lv[i]] = true;
+	return true;
+}
+
+/* The dimensions "zero" of buffer "b" in which w2 writes the element w1
+ * wrote, for every (w1, r1, w2) of fold_deltas.  When every operation
+ * touching b sits in the same scopes 0 .. c-1, and in some dimensions all
+ * its accesses have one index in those scopes' iterators, equal values
+ * there fix the iterations of the levels 0 .. p-1 that those indices
+ * determine: w1 and r1 (one element) share them, and so does w2, which
+ * runs between them.  The dimensions whose index uses only those levels
+ * have a zero difference.  With no read or no write of b there is no
+ * triple: every dimension is. */
+static void
+fold_zero_dims(const dojo_deps *deps, int b, bool *zero)
+{
+	const struct model *m = &deps->m;
+	const struct xacc_list *xl = &deps->xl;
+	const struct stmt *s0 = NULL;
+	int ndim = m->prog->decls->buf[b].ndim, c = 0, i, l, dim, p;
+	int64_t k0[DOJO_MAX_DEPTH], k[DOJO_MAX_DEPTH], c0, cc;
+	bool uniform[DOJO_MAX_DIMS], known[DOJO_MAX_DEPTH], reads = false;
+	bool writes = false, more;
+
+	memset(zero, 0, sizeof *zero * ndim);
+	for (i = 0; i < xl->n; i++) {
+		const struct stmt *s = &m->st[xl->x[i].stmt];
+
+		if (buffer_of(m->prog, xl->x[i].acc) != b)
+			continue;
+		reads |= !xl->x[i].write;
+		writes |= xl->x[i].write;
+		if (!s0) {
+			s0 = s;
+			c = s->depth;
+		}
+		if (s->depth < c)
+			c = s->depth;
+		for (l = 0; l < c; l++)
+			if (s->pos[l] != s0->pos[l])
+				c = l;
+	}
+	if (!reads || !writes) {
+		for (dim = 0; dim < ndim; dim++)
+			zero[dim] = true;
+		return;
+	}
+	/* the dimensions with one index in the shared iterators */
+	for (dim = 0; dim < ndim; dim++) {
+		const struct xacc *first = NULL;
+
+		uniform[dim] = true;
+		for (i = 0; i < xl->n && uniform[dim]; i++) {
+			const struct xacc *x = &xl->x[i];
+			int depth = m->st[x->stmt].depth;
+
+			if (buffer_of(m->prog, x->acc) != b)
+				continue;
+			if (x->acc->nidx != ndim ||
+			    !aff_dense(&x->acc->idx[dim], depth, k, &cc)) {
+				uniform[dim] = false;
+				break;
+			}
+			for (l = c; l < depth; l++)
+				if (k[l])
+					uniform[dim] = false;
+			if (!first) {
+				first = x;
+				memcpy(k0, k, sizeof k);
+				c0 = cc;
+			} else if (cc != c0 || memcmp(k, k0, sizeof *k * c)) {
+				uniform[dim] = false;
+			}
+		}
+	}
+	/* the levels that those indices determine */
+	for (l = 0; l < c; l++)
+		known[l] = s0->size[l] == 1;
+	do {
+		more = false;
+		for (dim = 0; dim < ndim; dim++) {
+			if (!uniform[dim])
+				continue;
+			for (i = 0; i < xl->n; i++)
+				if (buffer_of(m->prog, xl->x[i].acc) == b)
+					break;
+			aff_dense(&xl->x[i].acc->idx[dim],
+			    m->st[xl->x[i].stmt].depth, k, &cc);
+			more |= radix_determines(k, s0->size, c, known);
+		}
+	} while (more);
+	for (p = 0; p < c && known[p]; p++)
+		;
+	for (dim = 0; dim < ndim; dim++) {
+		if (!uniform[dim])
+			continue;
+		for (i = 0; i < xl->n; i++)
+			if (buffer_of(m->prog, xl->x[i].acc) == b)
+				break;
+		aff_dense(&xl->x[i].acc->idx[dim], m->st[xl->x[i].stmt].depth,
+		    k, &cc);
+		zero[dim] = true;
+		for (l = p; l < c; l++)
+			if (k[l])
+				zero[dim] = false;
+	}
+}
+
+/* Schedule order of the instances (s, i) and (t, j): <0, 0, >0. */
+static int
+inst_cmp(const struct model *m, int s, const int64_t *i, int t,
+    const int64_t *j)
+{
+	int c = shared_scopes(m, s, t), l;
+
+	for (l = 0; l < c; l++)
+		if (i[l] != j[l])
+			return i[l] < j[l] ? -1 : 1;
+	if (s == t)
+		return 0;
+	return m->st[s].pos[c] < m->st[t].pos[c] ? -1 : 1;
+}
+
+/* The iterations of "x" (one index a dimension, of at most one iterator,
+ * each iterator in one dimension) that write the element "e": the box
+ * lo..hi.  1, 0 when none does, -1 when "x" is not of that form. */
+static int
+write_box(const struct model *m, const struct xacc *x, const int64_t *e,
+    int64_t *lo, int64_t *hi)
+{
+	const struct stmt *s = &m->st[x->stmt];
+	int64_t k[DOJO_MAX_DEPTH], c, v;
+	bool used[DOJO_MAX_DEPTH] = { false };
+	int dim, l, at, rc = 1;
+
+	for (l = 0; l < s->depth; l++) {
+		lo[l] = 0;
+		hi[l] = s->size[l] - 1;
+	}
+	for (dim = 0; dim < x->acc->nidx; dim++) {
+		if (!aff_dense(&x->acc->idx[dim], s->depth, k, &c))
+			return -1;
+		for (l = 0, at = -1; l < s->depth; l++)
+			if (k[l]) {
+				if (at >= 0 || used[l])
+					return -1;
+				at = l;
+			}
+		if (__builtin_sub_overflow(e[dim], c, &v))
+			return -1;
+		if (at < 0) {
+			if (v != 0)
+				rc = 0;
+			continue;
+		}
+		used[at] = true;
+		if (v % k[at] != 0) {
+			rc = 0;
+			continue;
+		}
+		v /= k[at];
+		if (v < lo[at] || v > hi[at])
+			rc = 0;
+		lo[at] = hi[at] = v;
+	}
+	return rc;
+}
+
+/* Narrow lo..hi (levels of "s") to the instances after (a_s, a)
+ * (after > 0) or before it (after < 0) in piece "p": the iterations of
+ * the scopes they share equal up to level p, then, for p below the
+ * shared depth, the level p later (or earlier); false when no piece p. */
+static bool
+piece(const struct model *m, int s, int64_t *lo, int64_t *hi, int a_s,
+    const int64_t *a, int p, int after)
+{
+	int c = shared_scopes(m, s, a_s), l;
+
+	if (p > c)
+		return false;
+	if (p == c && (s == a_s || (after > 0) !=
+	    (m->st[s].pos[c] > m->st[a_s].pos[c])))
+		return false;
+	for (l = 0; l < p; l++) {
+		if (a[l] > lo[l])
+			lo[l] = a[l];
+		if (a[l] < hi[l])
+			hi[l] = a[l];
+	}
+	if (p < c) {
+		if (after > 0 && a[p] + 1 > lo[p])
+			lo[p] = a[p] + 1;
+		if (after < 0 && a[p] - 1 < hi[p])
+			hi[p] = a[p] - 1;
+	}
+	for (l = 0; l < m->st[s].depth; l++)
+		if (lo[l] > hi[l])
+			return false;
+	return true;
+}
+
+/* The last instance of "s" in the box lo..hi before (t, j), into "out";
+ * false when there is none. */
+static bool
+last_before(const struct model *m, int s, const int64_t *lo,
+    const int64_t *hi, int t, const int64_t *j, int64_t *out)
+{
+	int64_t l2[DOJO_MAX_DEPTH], h2[DOJO_MAX_DEPTH];
+	int p, depth = m->st[s].depth;
+
+	/* the later pieces first: longer equal prefixes run later */
+	for (p = shared_scopes(m, s, t); p >= 0; p--) {
+		memcpy(l2, lo, sizeof *lo * depth);
+		memcpy(h2, hi, sizeof *hi * depth);
+		if (piece(m, s, l2, h2, t, j, p, -1)) {
+			memcpy(out, h2, sizeof *h2 * depth);
+			return true;
+		}
+	}
+	return false;
+}
+
+/* Whether an instance of "s" in the box lo..hi runs after (a_s, a) and
+ * before (t, j). */
+static bool
+some_between(const struct model *m, int s, const int64_t *lo,
+    const int64_t *hi, int a_s, const int64_t *a, int t, const int64_t *j)
+{
+	int64_t l2[DOJO_MAX_DEPTH], h2[DOJO_MAX_DEPTH];
+	int p, q, depth = m->st[s].depth;
+
+	for (p = 0; p <= shared_scopes(m, s, a_s); p++)
+		for (q = 0; q <= shared_scopes(m, s, t); q++) {
+			memcpy(l2, lo, sizeof *lo * depth);
+			memcpy(h2, hi, sizeof *hi * depth);
+			if (piece(m, s, l2, h2, a_s, a, p, 1) &&
+			    piece(m, s, l2, h2, t, j, q, -1))
+				return true;
+		}
+	return false;
+}
+
+/* The element that "x" names at the iterations "it", false on overflow. */
+static bool
+access_at(const struct model *m, const struct xacc *x, const int64_t *it,
+    int64_t *e)
+{
+	int64_t k[DOJO_MAX_DEPTH], c, v;
+	int dim, l, depth = m->st[x->stmt].depth;
+
+	for (dim = 0; dim < x->acc->nidx; dim++) {
+		if (!aff_dense(&x->acc->idx[dim], depth, k, &c))
+			return false;
+		for (l = 0; l < depth; l++)
+			if (__builtin_mul_overflow(k[l], it[l], &v) ||
+			    __builtin_add_overflow(c, v, &c))
+				return false;
+		e[dim] = c;
+	}
+	return true;
+}
+
+/* A witness that folding "d" of "b" to "n" slots conflicts: a read r1 at
+ * a corner or the middle of its box, the write w1 whose value it reads
+ * (the last write of its element e before it), and a write w2 of e + q n
+ * in dimension d, q = +-1, +-2, between them.  1 when found, -1 when not
+ * (or when a write of b is not of the form write_box takes). */
+static int
+fold_witness(const dojo_deps *deps, int b, int d, int64_t n)
+{
+	const struct model *m = &deps->m;
+	const struct xacc_list *xl = &deps->xl;
+	int64_t r1[DOJO_MAX_DEPTH], w1[DOJO_MAX_DEPTH], cand[DOJO_MAX_DEPTH];
+	int64_t lo[DOJO_MAX_DEPTH], hi[DOJO_MAX_DEPTH];
+	int64_t e[DOJO_MAX_DIMS], e2[DOJO_MAX_DIMS], step;
+	int i, j, l, sample, q, w1s, rc;
+
+	memset(e, 0, sizeof e);
+	for (j = 0; j < xl->n; j++)
+		if (xl->x[j].write && buffer_of(m->prog, xl->x[j].acc) == b &&
+		    write_box(m, &xl->x[j], e, lo, hi) < 0)
+			return -1;
+	for (i = 0; i < xl->n; i++) {
+		const struct xacc *y = &xl->x[i];
+		const struct stmt *t = &m->st[y->stmt];
+
+		if (y->write || buffer_of(m->prog, y->acc) != b)
+			continue;
+		for (sample = 0; sample < 3; sample++) {
+			for (l = 0; l < t->depth; l++)
+				r1[l] = sample == 0 ? 0 : sample == 1 ?
+				    t->size[l] - 1 : t->size[l] / 2;
+			if (!access_at(m, y, r1, e))
+				continue;
+			/* w1: the last write of e before r1 */
+			w1s = -1;
+			for (j = 0; j < xl->n; j++) {
+				const struct xacc *x = &xl->x[j];
+
+				if (!x->write || buffer_of(m->prog, x->acc) != b)
+					continue;
+				rc = write_box(m, x, e, lo, hi);
+				if (rc < 0)
+					return -1;	/* w1 would be unsure */
+				if (rc == 0 || !last_before(m, x->stmt, lo, hi,
+				    y->stmt, r1, cand))
+					continue;
+				if (w1s < 0 || inst_cmp(m, x->stmt, cand, w1s,
+				    w1) > 0) {
+					w1s = x->stmt;
+					memcpy(w1, cand, sizeof cand);
+				}
+			}
+			if (w1s < 0)
+				continue;
+			for (q = -2; q <= 2; q++) {
+				memcpy(e2, e, sizeof *e * y->acc->nidx);
+				if (q == 0 || __builtin_mul_overflow(q, n,
+				    &step) || __builtin_add_overflow(e2[d], step,
+				    &e2[d]))
+					continue;
+				for (j = 0; j < xl->n; j++) {
+					const struct xacc *x = &xl->x[j];
+
+					if (!x->write || buffer_of(m->prog,
+					    x->acc) != b)
+						continue;
+					rc = write_box(m, x, e2, lo, hi);
+					if (rc == 1 && some_between(m, x->stmt,
+					    lo, hi, w1s, w1, y->stmt, r1))
+						return 1;
+				}
+			}
+		}
+	}
+	return -1;
+}
+
+/* 1 (conflict), 0 (safe) or -1 (ask isl) for folding "d" of "b" to "n"
+ * with b's other folds as they are. */
+static int
+fold_quick(const dojo_deps *deps, int b, int d, int64_t n)
+{
+	const struct dojo_buffer *buf = &deps->m.prog->decls->buf[b];
+	bool zero[DOJO_MAX_DIMS];
+	int k;
+
+	fold_zero_dims(deps, b, zero);
+	if (zero[d]) {
+		for (k = 0; k < buf->ndim; k++)
+			if (k != d && !zero[k] && buf->fold[k])
+				break;
+		if (k == buf->ndim)
+			return 0;
+	}
+	return fold_witness(deps, b, d, n);
+}
+
 /* The windows the action set offers (fold_values in move_buffers.c) are 1 to
  * FOLD_PROBE slots; a question about one of them first asks about its
  * largest multiple among them. */
@@ -1800,10 +2707,13 @@ fold_answer(dojo_deps *deps, int b, int d, int64_t n)
 		;
 	if (m > n && (rc = fold_answer(deps, b, d, m)) != 0)
 		return rc;
-	if (!deps->fold_delta[b])
+	rc = fold_quick(deps, b, d, n);
+	if (rc < 0 && !deps->fold_delta[b])
 		deps->fold_delta[b] = fold_deltas(deps->ctx, &deps->m,
 		    &deps->xl, b);
-	rc = deltas_conflict(deps->fold_delta[b], deps->m.prog, b, d, n);
+	if (rc < 0)
+		rc = deltas_conflict(deps->fold_delta[b], deps->m.prog, b, d,
+		    n);
 	if (rc < 0)
 		return rc;
 	if (deps->nfolds == deps->capfolds) {

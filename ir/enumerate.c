@@ -14,10 +14,20 @@ struct list_ctx {
 	bool legal_only;
 };
 
+/* Offer "a" to the callback, when legal_only only if it is legal; the
+ * reason of a refusal is not wanted then (quiet). */
 static int
 offer(struct list_ctx *c, const struct dojo_action *a)
 {
-	switch (c->legal_only ? dojo_legality_check(c->mv, a) : DOJO_DONE) {
+	enum dojo_result r = DOJO_DONE;
+	bool was = quiet;
+
+	if (c->legal_only) {
+		quiet = true;
+		r = dojo_legality_check(c->mv, a);
+		quiet = was;
+	}
+	switch (r) {
 	case DOJO_FAILED:
 		return -1;
 	case DOJO_REFUSED:

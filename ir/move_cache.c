@@ -183,6 +183,107 @@ cache_box(dojo_legality *mv, const struct dojo_action *a, struct box *bx)
 	return 0;
 }
 
+/* 1 when an access of the array "payload" names uses, inside X (depth
+ * from sc->payload's p on), a scope that is not unrolled. */
+struct reg_copy {
+	int array;
+	int p;
+};
+
+static int
+copy_not_unrolled(struct scan *sc, struct dojo_access *acc, bool write)
+{
+	const struct reg_copy *c = sc->payload;
+	int i, j, d;
+
+	if (acc->array != c->array)
+		return 0;
+	for (i = 0; i < acc->nidx; i++)
+		for (j = 0; j < acc->idx[i].n; j++) {
+			d = acc->idx[i].t[j].d;
+			if (d >= c->p && sc->chain[d]->flag != DOJO_FLAG_UNROLL)
+				return 1;
+		}
+	return 0;
+}
+
+/* What validation adds for a cache in reg to the same cache in stack:
+ * the copy, a reg buffer, indexed only by unrolled scopes.  Its copy
+ * nests are unrolled; in X it keeps the terms of X's iterators of A's
+ * accesses. */
+static int
+check_reg_copy(dojo_legality *mv, const struct dojo_action *a)
+{
+	struct reg_copy c;
+	struct scan sc;
+	int i;
+
+	c.array = dojo_program_find_array(mv->prog, a->array);
+	c.p = a->npath - 1;
+	memset(&sc, 0, sizeof sc);
+	sc.fn = copy_not_unrolled;
+	sc.payload = &c;
+	for (i = 0; i < c.p; i++)
+		sc.chain[i] = node_at(mv->prog, a->path, i + 1);
+	sc.depth = c.p;
+	if (scan_tree(&sc, node_at(mv->prog, a->path, a->npath)))
+		return refuse(a, "the result would be invalid: the register "
+		    "copy is indexed by a scope that is not unrolled");
+	return 0;
+}
+
+/* Whether the memo holds the verdict of check_result for a cache
+ * ("pack" false) or a pack of the node and array of "a". */
+static bool
+memo_hit(const dojo_legality *mv, const struct dojo_action *a, bool pack)
+{
+	const struct result_memo *m = &mv->memo;
+
+	return quiet && m->valid && m->pack == pack && m->npath == a->npath &&
+	    !memcmp(m->path, a->path, sizeof *a->path * a->npath) &&
+	    !strcmp(m->array, a->array);
+}
+
+/* check_result for "a", a cache or a pack, with what the memo knows.
+ * The validity of a pack's result does not depend on its order: the
+ * copy's dimensions and its nest are permuted, the elements each
+ * operation touches and the order of the operations are not.  A cache in
+ * reg is the one in stack with its location and the flags of its copy
+ * nests changed, which the reads do not see: when the stack cache was
+ * refused, so is the reg one (the same bounds, the same reads, the same
+ * accesses of the other reg buffers), and when it was not, only the
+ * indices of the reg copy need a look (check_reg_copy).  Not when A is
+ * in reg itself:
+ * the stack cache's copy nests, not unrolled, may not index it. */
+static int
+check_result_memo(dojo_legality *mv, const struct dojo_action *a, bool pack)
+{
+	struct result_memo *m = &mv->memo;
+	int r, ai = dojo_program_find_array(mv->prog, a->array);
+
+	/* a copy nest that reads a reg array is valid only unrolled */
+	if (!pack && (ai < 0 || mv->prog->decls->buf[
+	    mv->prog->decls->arr[ai].buffer].loc == DOJO_REG))
+		return check_result(mv, a, a->array);
+	if (memo_hit(mv, a, pack) && (pack || a->loc == DOJO_REG)) {
+		if (m->refused)
+			return refuse(a, "the result would be invalid");
+		if (pack)
+			return 0;
+		return check_reg_copy(mv, a);
+	}
+	r = check_result(mv, a, a->array);
+	if (!quiet || (r < 0 && !refused) || (!pack && a->loc != DOJO_STACK))
+		return r;
+	m->valid = true;
+	m->pack = pack;
+	memcpy(m->path, a->path, sizeof *a->path * a->npath);
+	m->npath = a->npath;
+	snprintf(m->array, sizeof m->array, "%s", a->array);
+	m->refused = r < 0;
+	return r;
+}
+
 int
 cache_check(dojo_legality *mv, const struct dojo_action *a)
 {
@@ -221,7 +322,7 @@ cache_check(dojo_legality *mv, const struct dojo_action *a)
 				return refuse(a, "the copies would unroll %lld "
 				    "iterations, over %d", (long long)(bx.hi[i] -
 				    bx.lo[i] + 1), UNROLL_MAX);
-	if (check_result(mv, a, a->array) < 0)
+	if (check_result_memo(mv, a, false) < 0)
 		return -1;
 	return check_flags_after(mv, a, a->array);
 }
@@ -471,7 +572,7 @@ pack_check(dojo_legality *mv, const struct dojo_action *a)
 	for (i = 0; i < buf->ndim; i++)
 		if (buf->fold[i])
 			return refuse(a, "'%s' is folded", a->array);
-	if (check_result(mv, a, a->array) < 0)
+	if (check_result_memo(mv, a, true) < 0)
 		return -1;
 	return check_flags_after(mv, a, a->array);
 }

@@ -13,23 +13,28 @@
 /* Whether the check under way refused its action (refuse()), rather than
  * failing to decide. */
 _Thread_local bool refused;
+/* Whether the check under way only needs its verdict. */
+_Thread_local bool quiet;
 
 /*
  * Helpers of the checks: looking up, refusing.
  */
 
-/* Set the last error to "ACTION: reason"; returns -1. */
+/* Set the last error to "ACTION: reason" (not when quiet: only the
+ * verdict is wanted); returns -1. */
 int
 refuse(const struct dojo_action *a, const char *fmt, ...)
 {
 	char text[256], msg[DOJO_ERROR_MAX];
 	va_list ap;
 
+	refused = true;
+	if (quiet)
+		return -1;
 	dojo_action_format(text, sizeof text, a);
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
-	refused = true;
 	return dojo_error_set("%s: %s", text, msg);
 }
 
@@ -96,6 +101,8 @@ check_deps(dojo_legality *mv, const struct dojo_action *a,
 	free(skip);
 	if (k < 0)
 		return 0;
+	if (quiet)
+		return refuse(a, "a dependence");
 	dojo_strbuf_init(&sb);
 	dojo_deps_describe(&sb, deps, k, q);
 	refuse(a, "%s %s", what, sb.s ? sb.s : "a dependence");

@@ -14,6 +14,17 @@
  * a cache in registers (whose copies are unrolled). */
 #define UNROLL_MAX 64
 
+/* The last verdict of check_result for a cache or a pack at one node
+ * and array, kept while only verdicts are wanted (quiet; move_cache.c). */
+struct result_memo {
+	bool valid;
+	bool pack;
+	int path[DOJO_MAX_DEPTH];
+	int npath;
+	char array[DOJO_MAX_NAME + 1];
+	bool refused;
+};
+
 struct dojo_legality {
 	dojo_program *prog;
 	dojo_deps *deps;	/* computed when first needed */
@@ -24,11 +35,16 @@ struct dojo_legality {
 	 * those of a state whose flags held (check_flags_after); the others
 	 * are not asked about */
 	bool *recheck;
+	struct result_memo memo;
 };
 
 /* Whether the check under way refused its action (refuse()), rather than
  * failing to decide (moves.c). */
 extern _Thread_local bool refused;
+/* Whether the reasons of refusals are wanted: dojo_legality_list keeps
+ * only the verdicts, so refuse() then formats no sentence and check_deps
+ * looks for no witness (moves.c). */
+extern _Thread_local bool quiet;
 
 /* What a move does: decide whether an action is legal (0, or -1 with the
  * reason), build the program after it, give the action that undoes it,

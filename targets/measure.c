@@ -205,7 +205,7 @@ static const char schema[] =
 	" reps INTEGER, threads INTEGER, load_before INTEGER,"
 	" load_after INTEGER, nivcsw INTEGER, cpu_s REAL, wall_s REAL,"
 	" delay_s REAL, disturbed INTEGER NOT NULL, why TEXT,"
-	" source TEXT NOT NULL);"
+	" source TEXT NOT NULL, stolen_s REAL);"
 	"CREATE INDEX IF NOT EXISTS runs_of_state ON runs (state, fingerprint);"
 	"CREATE TABLE IF NOT EXISTS peaks ("
 	" fingerprint TEXT PRIMARY KEY, gflops REAL NOT NULL,"
@@ -402,7 +402,8 @@ db_runs(struct db *db, const char *state, const char *fingerprint,
 		return 0;
 	if (sqlite3_prepare_v2(db->h, "SELECT began, ended, median_ns, "
 	    "ci_low_ns, ci_high_ns, reps, threads, load_before, load_after, "
-	    "nivcsw, cpu_s, wall_s, delay_s, disturbed, why, source FROM runs "
+	    "nivcsw, cpu_s, wall_s, delay_s, disturbed, why, source, stolen_s "
+	    "FROM runs "
 	    "WHERE state = ? AND fingerprint = ? ORDER BY id", -1, &st,
 	    NULL) != SQLITE_OK)
 		return dojo_error_set("%s: %s", db->path,
@@ -427,6 +428,7 @@ db_runs(struct db *db, const char *state, const char *fingerprint,
 		r.disturbed = sqlite3_column_int(st, 13) != 0;
 		snprintf(r.why, sizeof r.why, "%s", column_text(st, 14));
 		snprintf(r.source, sizeof r.source, "%s", column_text(st, 15));
+		r.stolen_s = sqlite3_column_double(st, 16);
 		if (fn(&r, payload) < 0)
 			break;
 	}
@@ -446,8 +448,8 @@ db_add_run(struct db *db, const char *state, const char *fingerprint,
 	if (sqlite3_prepare_v2(db->h, "INSERT INTO runs (state, fingerprint, "
 	    "began, ended, median_ns, ci_low_ns, ci_high_ns, reps, threads, "
 	    "load_before, load_after, nivcsw, cpu_s, wall_s, delay_s, "
-	    "disturbed, why, source) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
-	    "?, ?, ?, ?, ?, ?, ?)", -1, &st, NULL) != SQLITE_OK) {
+	    "disturbed, why, source, stolen_s) VALUES (?, ?, ?, ?, ?, ?, ?, ?, "
+	    "?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", -1, &st, NULL) != SQLITE_OK) {
 		db_write_failed(db);
 		return;
 	}
@@ -469,6 +471,7 @@ db_add_run(struct db *db, const char *state, const char *fingerprint,
 	sqlite3_bind_int(st, 16, r->disturbed);
 	sqlite3_bind_text(st, 17, r->why, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 18, r->source, -1, SQLITE_STATIC);
+	sqlite3_bind_double(st, 19, r->stolen_s);
 	rc = sqlite3_step(st);
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE)
@@ -644,6 +647,26 @@ dojo_measure_threads(const struct dojo_measure_options *opt)
 	return processors();
 }
 
+/* The seconds the hypervisor gave this machine's processors to others
+ * (the "steal" of /proc/stat), all processors together; 0 on bare metal
+ * or when it cannot be read. */
+static double
+stolen_seconds(void)
+{
+	unsigned long long v[8] = { 0 };
+	long hz = sysconf(_SC_CLK_TCK);
+	char line[512];
+	FILE *f = fopen("/proc/stat", "r");
+	int n = 0;
+
+	if (f && fgets(line, sizeof line, f))
+		n = sscanf(line, "cpu %llu %llu %llu %llu %llu %llu %llu %llu",
+		    &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7]);
+	if (f)
+		fclose(f);
+	return n == 8 && hz > 0 ? (double)v[7] / hz : 0;
+}
+
 /* The threads of the machine that are runnable now, this one excepted
  * (/proc/stat's procs_running); 0 when it cannot be read. */
 static int
@@ -799,6 +822,10 @@ judge(struct dojo_measure_run *r, const struct dojo_run_result *res,
 		snprintf(r->why, sizeof r->why, "the kernel had %.0f%% of the "
 		    "processor time in %.3g ms", 100 * res->cpu_s /
 		    res->wall_s, res->wall_s * 1e3);
+	else if (r->stolen_s > 0.05 * r->child_s * processors() + 0.02)
+		snprintf(r->why, sizeof r->why, "the hypervisor took %.3g ms "
+		    "of the processors in a run of %.3g ms", r->stolen_s * 1e3,
+		    r->child_s * 1e3);
 	else
 		r->disturbed = false;
 	/* the test-only switch of doc/measure.md */
@@ -820,7 +847,7 @@ probe_run(struct db *db, struct probe *p,
 	struct dojo_run_result res;
 	struct dojo_measure_run r;
 	int threads = dojo_measure_threads(opt);
-	double t0;
+	double t0, stolen;
 	bool waited_out = false;
 
 	memset(&r, 0, sizeof r);
@@ -842,10 +869,14 @@ probe_run(struct db *db, struct probe *p,
 		}
 		usleep(50000);
 	}
+	stolen = stolen_seconds();
+	t0 = dojo_clock_seconds();
 	if (dojo_c_kernel_run(p->kernel, p->data, &run, &res) < 0) {
 		db_unlock(db);
 		return -2;
 	}
+	r.child_s = dojo_clock_seconds() - t0;
+	r.stolen_s = stolen_seconds() - stolen;
 	r.load_after = others_running();
 	db_unlock(db);
 	p->m->new_runs++;

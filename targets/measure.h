@@ -37,6 +37,9 @@ struct dojo_measure_run {
 	int load_before, load_after;	/* other runnable threads seen */
 	long nivcsw;
 	double cpu_s, wall_s, delay_s;
+	double child_s;		/* the child's whole life, seconds */
+	double stolen_s;	/* taken by the hypervisor meanwhile, all
+				   processors together */
 	bool disturbed;
 	char why[160];		/* why it is disturbed */
 	char source[12];	/* "run", or "migrated" from schema 1 */

@@ -836,9 +836,79 @@ judge(struct dojo_measure_run *r, const struct dojo_run_result *res,
 	}
 }
 
+/* One pair of alternate runs (A B A B in one child): the median of the
+ * ratios of their repetitions and its interval. */
+struct pair {
+	double ratio, low, high;
+	bool clean;
+};
+
+/* Before a timed run: the lock, then at most opt->wait seconds for as
+ * many idle cores as the run has threads; the load seen into "r", and
+ * whether the wait was in vain. */
+static bool
+run_begin(struct db *db, const struct dojo_measure_options *opt,
+    int threads, struct dojo_measure_run *r, bool *said_wait)
+{
+	double t0;
+
+	memset(r, 0, sizeof *r);
+	db_lock(db);
+	for (t0 = dojo_clock_seconds(); ; ) {
+		r->load_before = others_running();
+		if (r->load_before <= processors() - threads)
+			return false;
+		if (dojo_clock_seconds() - t0 >= opt->wait)
+			return true;
+		if (!*said_wait) {
+			say(opt, "waiting up to %.0f s for %d idle cores (%d "
+			    "other threads are runnable)", opt->wait, threads,
+			    r->load_before);
+			*said_wait = true;
+		}
+		usleep(50000);
+	}
+}
+
+/* After the run "res" of "p" (begun with "r"): its outcome into p->m
+ * when it failed (-1), else the run judged, kept and recorded (1 clean,
+ * 0 disturbed; -2 no memory). */
+static int
+run_end(struct db *db, struct probe *p, struct dojo_measure_run *r,
+    const struct dojo_run_result *res, int threads, bool waited_out)
+{
+	p->m->new_runs++;
+	if (res->outcome != DOJO_OUTCOME_OK || res->reps == 0) {
+		p->m->outcome = res->outcome != DOJO_OUTCOME_OK ?
+		    res->outcome : DOJO_OUTCOME_CRASH;
+		snprintf(p->m->message, sizeof p->m->message, "%s",
+		    res->outcome != DOJO_OUTCOME_OK ? res->message :
+		    "the kernel was not timed");
+		return -1;
+	}
+	r->began = res->began;
+	r->ended = res->ended;
+	r->median_ns = res->median_ns;
+	r->ci_low_ns = res->ci_low_ns;
+	r->ci_high_ns = res->ci_high_ns;
+	r->reps = res->reps;
+	r->threads = res->threads;
+	r->nivcsw = res->nivcsw;
+	r->cpu_s = res->cpu_s;
+	r->wall_s = res->wall_s;
+	r->delay_s = res->delay_s;
+	snprintf(r->source, sizeof r->source, "run");
+	judge(r, res, threads, waited_out);
+	if (probe_add(r, p) < 0)
+		return -2;
+	db_add_run(db, p->m->state, p->m->fingerprint, r);
+	return !r->disturbed;
+}
+
 /* One timed run of "p" (its kernel built), under the lock, after waiting
  * (at most opt->wait seconds) for as many idle cores as it has threads:
- * 1 clean, 0 disturbed, -1 failed (the outcome in p->m). */
+ * 1 clean, 0 disturbed, -1 failed (the outcome in p->m), -2 no result
+ * (the last error set). */
 static int
 probe_run(struct db *db, struct probe *p,
     const struct dojo_measure_options *opt, bool *said_wait)
@@ -848,27 +918,10 @@ probe_run(struct db *db, struct probe *p,
 	struct dojo_measure_run r;
 	int threads = dojo_measure_threads(opt);
 	double t0, stolen;
-	bool waited_out = false;
+	bool waited_out;
 
-	memset(&r, 0, sizeof r);
 	run.threads = threads;
-	db_lock(db);
-	for (t0 = dojo_clock_seconds(); ; ) {
-		r.load_before = others_running();
-		if (r.load_before <= processors() - threads)
-			break;
-		if (dojo_clock_seconds() - t0 >= opt->wait) {
-			waited_out = true;
-			break;
-		}
-		if (!*said_wait) {
-			say(opt, "waiting up to %.0f s for %d idle cores (%d "
-			    "other threads are runnable)", opt->wait, threads,
-			    r.load_before);
-			*said_wait = true;
-		}
-		usleep(50000);
-	}
+	waited_out = run_begin(db, opt, threads, &r, said_wait);
 	stolen = stolen_seconds();
 	t0 = dojo_clock_seconds();
 	if (dojo_c_kernel_run(p->kernel, p->data, &run, &res) < 0) {
@@ -879,32 +932,49 @@ probe_run(struct db *db, struct probe *p,
 	r.stolen_s = stolen_seconds() - stolen;
 	r.load_after = others_running();
 	db_unlock(db);
-	p->m->new_runs++;
-	if (res.outcome != DOJO_OUTCOME_OK || res.reps == 0) {
-		p->m->outcome = res.outcome != DOJO_OUTCOME_OK ? res.outcome :
-		    DOJO_OUTCOME_CRASH;
-		snprintf(p->m->message, sizeof p->m->message, "%s",
-		    res.outcome != DOJO_OUTCOME_OK ? res.message :
-		    "the kernel was not timed");
-		return -1;
-	}
-	r.began = res.began;
-	r.ended = res.ended;
-	r.median_ns = res.median_ns;
-	r.ci_low_ns = res.ci_low_ns;
-	r.ci_high_ns = res.ci_high_ns;
-	r.reps = res.reps;
-	r.threads = res.threads;
-	r.nivcsw = res.nivcsw;
-	r.cpu_s = res.cpu_s;
-	r.wall_s = res.wall_s;
-	r.delay_s = res.delay_s;
-	snprintf(r.source, sizeof r.source, "run");
-	judge(&r, &res, threads, waited_out);
-	if (probe_add(&r, p) < 0)
+	return run_end(db, p, &r, &res, threads, waited_out);
+}
+
+/* One child timing "a" and "b" in alternate repetitions: a run of each
+ * (judged alike) and the ratio of the pair into "pair".  1 clean, 0
+ * disturbed, -1 failed, -2 no result. */
+static int
+probe_pair(struct db *db, struct probe *a, struct probe *b,
+    const struct dojo_measure_options *opt, bool *said_wait,
+    struct pair *pair)
+{
+	struct dojo_run_options run = opt->run;
+	struct dojo_run_result res[2];
+	struct dojo_measure_run r, r2;
+	int threads = dojo_measure_threads(opt), ra, rb;
+	double t0, stolen, ratio[3] = { 0, 0, 0 };
+	bool waited_out;
+
+	run.threads = threads;
+	dojo_data_randomize(a->data, 1);
+	dojo_data_randomize(b->data, 1);
+	waited_out = run_begin(db, opt, threads, &r, said_wait);
+	stolen = stolen_seconds();
+	t0 = dojo_clock_seconds();
+	if (dojo_c_kernel_run_pair(a->kernel, a->data, b->kernel, b->data,
+	    &run, res, ratio) < 0) {
+		db_unlock(db);
 		return -2;
-	db_add_run(db, p->m->state, p->m->fingerprint, &r);
-	return !r.disturbed;
+	}
+	r.child_s = dojo_clock_seconds() - t0;
+	r.stolen_s = stolen_seconds() - stolen;
+	r.load_after = others_running();
+	db_unlock(db);
+	r2 = r;
+	ra = run_end(db, a, &r, &res[0], threads, waited_out);
+	rb = run_end(db, b, &r2, &res[1], threads, waited_out);
+	if (ra < 0 || rb < 0)
+		return ra < rb ? ra : rb;
+	pair->ratio = ratio[0];
+	pair->low = ratio[1];
+	pair->high = ratio[2];
+	pair->clean = ra == 1 && rb == 1;
+	return pair->clean;
 }
 
 static void
@@ -1138,12 +1208,6 @@ db_store_ratio(struct db *db, const struct dojo_measurement *m,
 		db_write_failed(db);
 }
 
-/* One pair of alternate runs: the ratio of their medians, and the bounds
- * of their repetitions' intervals. */
-struct pair {
-	double ratio, low, high;
-	bool clean;
-};
 
 /* The speedup of "n" pairs "p" into "ratio": of the clean ones when there
  * are at least two (or all pairs were asked for and are clean), else of
@@ -1183,12 +1247,11 @@ dojo_measure_speedup(dojo_program *prog, dojo_program *reference,
     struct dojo_measurement *mprog, struct dojo_measurement *mref,
     struct dojo_measure_ratio *ratio)
 {
-	struct dojo_measure_run *x, *y;
 	struct probe a, b;
 	struct pair *pairs = NULL;
 	struct db db;
 	bool said_wait = false;
-	int rc = -1, ra, rb, n = 0, clean = 0;
+	int rc = -1, ra, rb, n = 0, clean = 0, k;
 	/* disturbed pairs may take the place of as many clean ones */
 	int retries = opt->retries > opt->runs ? opt->retries : opt->runs;
 
@@ -1225,27 +1288,19 @@ dojo_measure_speedup(dojo_program *prog, dojo_program *reference,
 	    &said_wait) : 0;
 	if (rb < 0)
 		goto out;
+	/* then pairs of the two in one child, repetition by repetition */
 	while (ra > 0 && rb > 0) {
-		x = &a.runs[a.n - 1];
-		y = &b.runs[b.n - 1];
-		pairs[n].ratio = x->median_ns / y->median_ns;
-		pairs[n].low = x->ci_low_ns / y->ci_high_ns;
-		pairs[n].high = x->ci_high_ns / y->ci_low_ns;
-		pairs[n].clean = !x->disturbed && !y->disturbed;
+		k = probe_pair(&db, &a, &b, opt, &said_wait, &pairs[n]);
+		if (k == -2)
+			goto out;
+		if (k < 0)
+			break;
 		if (pairs[n++].clean)
 			clean++;
 		else
 			retries--;
 		if (clean >= opt->runs || retries < 0)
 			break;
-		ra = probe_again(&db, &a, opt, &said_wait);
-		if (ra < -1)
-			goto out;
-		rb = ra >= 0 ? probe_again(&db, &b, opt, &said_wait) : -1;
-		if (rb < -1)
-			goto out;
-		ra = ra >= 0;
-		rb = rb >= 0;
 	}
 	probe_finish(&db, &a);
 	if (ra > 0 || b.n > 0 || mprog->outcome != DOJO_OUTCOME_OK)

@@ -729,50 +729,193 @@ child_time(void (*kernel)(void **), void **args, const size_t *bytes,
 		kill(busy, SIGKILL);
 }
 
-int
-dojo_c_kernel_run(struct dojo_c_kernel *k, dojo_data *data,
-    const struct dojo_run_options *opt, struct dojo_run_result *res)
-{
-	char path[1100];
-	void **args = NULL, **shared = NULL;
-	size_t *bytes = NULL, *argbytes = NULL;
-	int nb = k->nb, b, n = 0, st, rc = -1;
-	int *inout = NULL;
-	struct child_report *rep = MAP_FAILED;
-	pid_t pid, self = getpid();
+/* The arguments of one kernel in memory the child shares. */
+struct marshal {
+	void **args, **shared;
+	size_t *bytes, *argbytes;
+	int *inout;
+	int nb, n;
+};
 
-	memset(res, 0, sizeof *res);
-	/* the kernel arguments in memory the child shares */
-	args = calloc(nb + 1, sizeof *args);
-	shared = calloc(nb + 1, sizeof *shared);
-	bytes = calloc(nb + 1, sizeof *bytes);
-	argbytes = calloc(nb + 1, sizeof *argbytes);
-	inout = calloc(nb + 1, sizeof *inout);
-	rep = mmap(NULL, sizeof *rep, PROT_READ | PROT_WRITE, MAP_SHARED |
-	    MAP_ANONYMOUS, -1, 0);
-	if (!args || !shared || !bytes || !argbytes || !inout ||
-	    rep == MAP_FAILED) {
-		dojo_error_set("out of memory");
-		goto out_clean;
-	}
+static void
+marshal_free(struct marshal *m)
+{
+	int b;
+
+	for (b = 0; m->shared && b < m->nb; b++)
+		if (m->shared[b])
+			munmap(m->shared[b], m->bytes[b] ? m->bytes[b] : 1);
+	free(m->shared);
+	free(m->args);
+	free(m->bytes);
+	free(m->argbytes);
+	free(m->inout);
+	memset(m, 0, sizeof *m);
+}
+
+static int
+marshal_init(struct marshal *m, const struct dojo_c_kernel *k,
+    dojo_data *data)
+{
+	int b, nb = k->nb;
+
+	memset(m, 0, sizeof *m);
+	m->nb = nb;
+	m->args = calloc(nb + 1, sizeof *m->args);
+	m->shared = calloc(nb + 1, sizeof *m->shared);
+	m->bytes = calloc(nb + 1, sizeof *m->bytes);
+	m->argbytes = calloc(nb + 1, sizeof *m->argbytes);
+	m->inout = calloc(nb + 1, sizeof *m->inout);
+	if (!m->args || !m->shared || !m->bytes || !m->argbytes || !m->inout)
+		goto fail;
 	for (b = 0; b < nb; b++) {
 		if (k->roles[b] == DOJO_TEMP)
 			continue;
-		bytes[b] = dojo_data_count(data, b) * k->sizes[b];
-		shared[b] = mmap(NULL, bytes[b] ? bytes[b] : 1, PROT_READ |
-		    PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-		if (shared[b] == MAP_FAILED) {
-			shared[b] = NULL;
-			dojo_error_set("out of memory for buffer %d", b);
-			goto out_clean;
+		m->bytes[b] = dojo_data_count(data, b) * k->sizes[b];
+		m->shared[b] = mmap(NULL, m->bytes[b] ? m->bytes[b] : 1,
+		    PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+		if (m->shared[b] == MAP_FAILED) {
+			m->shared[b] = NULL;
+			goto fail;
 		}
-		memcpy(shared[b], dojo_data_buffer(data, b), bytes[b]);
-		inout[n] = k->roles[b] == DOJO_INOUT;
-		argbytes[n] = bytes[b];
-		args[n++] = shared[b];
+		memcpy(m->shared[b], dojo_data_buffer(data, b), m->bytes[b]);
+		m->inout[m->n] = k->roles[b] == DOJO_INOUT;
+		m->argbytes[m->n] = m->bytes[b];
+		m->args[m->n++] = m->shared[b];
 	}
-	rep->ntimes = 0;
-	snprintf(path, sizeof path, "%s/k.so", k->dir);
+	return 0;
+fail:
+	marshal_free(m);
+	return dojo_error_set("out of memory for the kernel's arguments");
+}
+
+/* In the child: two kernels timed in alternate repetitions (A B A B ...,
+ * each after its warm-up, on copies of its arguments), until the 95%
+ * interval of the median of the ratios tA/tB is within "precision" of it
+ * (or the repetitions or the budget end); A's times, B's times and the
+ * ratios into "rep", "rep2" and "ratios". */
+static void
+child_time_pair(void (**kernel)(void **), struct marshal *m,
+    const struct dojo_run_options *opt, struct child_report *rep,
+    struct child_report *rep2, double *ratios)
+{
+	void **pristine[2], **scratch[2];
+	struct rusage r0, r1;
+	struct sched_snapshot *s0 = malloc(sizeof *s0), *s1 = malloc(sizeof *s1);
+	double w0, start, t0, med, lo, hi, *sorted;
+	int a, j, n = 0;
+
+	for (j = 0; j < 2; j++) {
+		pristine[j] = calloc(m[j].n + 1, sizeof **pristine);
+		scratch[j] = calloc(m[j].n + 1, sizeof **scratch);
+		for (a = 0; pristine[j] && scratch[j] && a < m[j].n; a++) {
+			if (m[j].inout[a] &&
+			    (pristine[j][a] = malloc(m[j].argbytes[a])))
+				memcpy(pristine[j][a], m[j].args[a],
+				    m[j].argbytes[a]);
+			scratch[j][a] = malloc(m[j].argbytes[a]);
+			if (scratch[j][a])
+				memcpy(scratch[j][a], m[j].args[a],
+				    m[j].argbytes[a]);
+		}
+		if (!pristine[j] || !scratch[j])
+			return;
+		kernel[j](scratch[j]);	/* the warm-up */
+	}
+	sorted = malloc(sizeof *sorted * DOJO_RUN_MAX_REPS);
+	if (!sorted)
+		return;
+	rep->threads = rep2->threads = count_threads();
+	if (s0)
+		sched_snapshot(s0);
+	getrusage(RUSAGE_SELF, &r0);
+	w0 = start = now_ns();
+	rep->began = now_unix();
+	while (n < opt->max_reps && n < DOJO_RUN_MAX_REPS) {
+		for (j = 0; j < 2; j++) {
+			for (a = 0; a < m[j].n; a++)
+				if (pristine[j][a])
+					memcpy(scratch[j][a], pristine[j][a],
+					    m[j].argbytes[a]);
+			t0 = now_ns();
+			kernel[j](scratch[j]);
+			(j ? rep2 : rep)->times[n] = now_ns() - t0;
+		}
+		ratios[n] = rep2->times[n] > 0 ? rep->times[n] /
+		    rep2->times[n] : 0;
+		n++;
+		if (n < opt->min_reps)
+			continue;
+		if (now_ns() - start > opt->budget * 1e9)
+			break;
+		memcpy(sorted, ratios, sizeof *ratios * n);
+		qsort(sorted, n, sizeof *sorted, cmp_double);
+		dojo_median_ci(sorted, n, &med, &lo, &hi);
+		if (med > 0 && (hi - lo) / med <= opt->precision)
+			break;
+	}
+	free(sorted);
+	rep->ended = rep2->ended = now_unix();
+	rep2->began = rep->began;
+	rep->wall_s = rep2->wall_s = (now_ns() - w0) * 1e-9;
+	getrusage(RUSAGE_SELF, &r1);
+	rep->nivcsw = rep2->nivcsw = r1.ru_nivcsw - r0.ru_nivcsw;
+	rep->cpu_s = rep2->cpu_s = cpu_seconds(&r1) - cpu_seconds(&r0);
+	if (s0 && s1) {
+		sched_snapshot(s1);
+		rep->delay_s = rep2->delay_s = sched_delay(s0, s1);
+	}
+	rep->ntimes = rep2->ntimes = n;
+}
+
+static void
+report_result(struct dojo_run_result *res, struct child_report *rep)
+{
+	res->reps = rep->ntimes;
+	qsort(rep->times, rep->ntimes, sizeof *rep->times, cmp_double);
+	dojo_median_ci(rep->times, rep->ntimes, &res->median_ns,
+	    &res->ci_low_ns, &res->ci_high_ns);
+	res->nivcsw = rep->nivcsw;
+	res->cpu_s = rep->cpu_s;
+	res->wall_s = rep->wall_s;
+	res->threads = rep->threads;
+	res->delay_s = rep->delay_s;
+	res->began = rep->began;
+	res->ended = rep->ended;
+}
+
+/* Run the "nk" (1 or 2) kernels "k" in one child: one, as dojo_c_run
+ * does; two, timed in alternate repetitions (child_time_pair), their
+ * ratio into "ratio" (median, low, high). */
+static int
+run_kernels(struct dojo_c_kernel **k, dojo_data **data, int nk,
+    const struct dojo_run_options *opt, struct dojo_run_result *res,
+    double *ratio)
+{
+	char path[1100];
+	struct marshal m[2];
+	struct child_report *rep = MAP_FAILED;
+	double *ratios = MAP_FAILED;
+	size_t size = sizeof *rep * 2;
+	int b, j, st, rc = -1;
+	pid_t pid, self = getpid();
+
+	memset(m, 0, sizeof m);
+	for (j = 0; j < nk; j++)
+		memset(&res[j], 0, sizeof res[j]);
+	for (j = 0; j < nk; j++)
+		if (marshal_init(&m[j], k[j], data[j]) < 0)
+			goto out_clean;
+	rep = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED |
+	    MAP_ANONYMOUS, -1, 0);
+	if (nk == 2)
+		ratios = mmap(NULL, sizeof *ratios * DOJO_RUN_MAX_REPS,
+		    PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (rep == MAP_FAILED || (nk == 2 && ratios == MAP_FAILED)) {
+		dojo_error_set("out of memory");
+		goto out_clean;
+	}
+	rep[0].ntimes = rep[1].ntimes = 0;
 	fflush(NULL);
 	pid = fork();
 	if (pid < 0) {
@@ -780,7 +923,7 @@ dojo_c_kernel_run(struct dojo_c_kernel *k, dojo_data *data,
 		goto out_clean;
 	}
 	if (pid == 0) {
-		void (*kernel)(void **);
+		void (*kernel[2])(void **);
 		void *h;
 		struct rlimit lim;
 
@@ -810,12 +953,15 @@ dojo_c_kernel_run(struct dojo_c_kernel *k, dojo_data *data,
 		alarm(opt && opt->timeout > 0 ? (unsigned)(opt->timeout + 0.999) :
 		    60);
 		child_threads(opt);
-		h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-		if (!h)
-			_exit(3);
-		*(void **)&kernel = dlsym(h, DOJO_C_KERNEL);
-		if (!kernel)
-			_exit(4);
+		for (j = 0; j < nk; j++) {
+			snprintf(path, sizeof path, "%s/k.so", k[j]->dir);
+			h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+			if (!h)
+				_exit(3);
+			*(void **)&kernel[j] = dlsym(h, DOJO_C_KERNEL);
+			if (!kernel[j])
+				_exit(4);
+		}
 		/* the test-only fault switch: a crash or a hang on demand */
 		if (getenv("PERFDOJO_FAULT") &&
 		    !strcmp(getenv("PERFDOJO_FAULT"), "crash"))
@@ -824,10 +970,14 @@ dojo_c_kernel_run(struct dojo_c_kernel *k, dojo_data *data,
 		    !strcmp(getenv("PERFDOJO_FAULT"), "hang"))
 			for (;;)
 				pause();
-		if (opt && opt->time)
-			child_time(kernel, args, argbytes, inout, n, opt, rep);
+		if (nk == 2 && opt && opt->time)
+			child_time_pair(kernel, m, opt, &rep[0], &rep[1],
+			    ratios);
+		else if (opt && opt->time)
+			child_time(kernel[0], m[0].args, m[0].argbytes,
+			    m[0].inout, m[0].n, opt, &rep[0]);
 		else
-			kernel(args);
+			kernel[0](m[0].args);
 		_exit(0);
 	}
 	while (waitpid(pid, &st, 0) < 0)
@@ -847,38 +997,51 @@ dojo_c_kernel_run(struct dojo_c_kernel *k, dojo_data *data,
 		    "with status %d%s", WEXITSTATUS(st), WEXITSTATUS(st) == 3 ?
 		    " (the code did not load)" : "");
 	} else {
-		for (b = 0; b < nb; b++)
-			if (k->roles[b] == DOJO_OUT || k->roles[b] == DOJO_INOUT)
-				memcpy(dojo_data_buffer(data, b), shared[b],
-				    bytes[b]);
-		if (opt && opt->time && rep->ntimes > 0) {
-			res->reps = rep->ntimes;
-			qsort(rep->times, rep->ntimes, sizeof *rep->times,
+		for (b = 0; nk == 1 && b < k[0]->nb; b++)
+			if (k[0]->roles[b] == DOJO_OUT ||
+			    k[0]->roles[b] == DOJO_INOUT)
+				memcpy(dojo_data_buffer(data[0], b),
+				    m[0].shared[b], m[0].bytes[b]);
+		for (j = 0; opt && opt->time && j < nk; j++)
+			if (rep[j].ntimes > 0)
+				report_result(&res[j], &rep[j]);
+		if (nk == 2 && ratio && rep[0].ntimes > 0) {
+			qsort(ratios, rep[0].ntimes, sizeof *ratios,
 			    cmp_double);
-			dojo_median_ci(rep->times, rep->ntimes, &res->median_ns,
-			    &res->ci_low_ns, &res->ci_high_ns);
-			res->nivcsw = rep->nivcsw;
-			res->cpu_s = rep->cpu_s;
-			res->wall_s = rep->wall_s;
-			res->threads = rep->threads;
-			res->delay_s = rep->delay_s;
-			res->began = rep->began;
-			res->ended = rep->ended;
+			dojo_median_ci(ratios, rep[0].ntimes, &ratio[0],
+			    &ratio[1], &ratio[2]);
 		}
 	}
+	if (nk == 2)
+		res[1].outcome = res[0].outcome;
 	rc = 0;
 out_clean:
-	for (b = 0; shared && b < nb; b++)
-		if (shared[b])
-			munmap(shared[b], bytes[b] ? bytes[b] : 1);
-	free(shared);
-	free(args);
-	free(bytes);
-	free(argbytes);
-	free(inout);
+	for (j = 0; j < 2; j++)
+		marshal_free(&m[j]);
 	if (rep != MAP_FAILED)
-		munmap(rep, sizeof *rep);
+		munmap(rep, size);
+	if (ratios != MAP_FAILED)
+		munmap(ratios, sizeof *ratios * DOJO_RUN_MAX_REPS);
 	return rc;
+}
+
+int
+dojo_c_kernel_run(struct dojo_c_kernel *k, dojo_data *data,
+    const struct dojo_run_options *opt, struct dojo_run_result *res)
+{
+	return run_kernels(&k, &data, 1, opt, res, NULL);
+}
+
+int
+dojo_c_kernel_run_pair(struct dojo_c_kernel *a, dojo_data *da,
+    struct dojo_c_kernel *b, dojo_data *db,
+    const struct dojo_run_options *opt, struct dojo_run_result res[2],
+    double ratio[3])
+{
+	struct dojo_c_kernel *k[2] = { a, b };
+	dojo_data *data[2] = { da, db };
+
+	return run_kernels(k, data, 2, opt, res, ratio);
 }
 
 /*

@@ -99,6 +99,17 @@ int dojo_c_kernel_run(__dojo_keep struct dojo_c_kernel *k,
     __dojo_keep const struct dojo_run_options *opt,
     __dojo_keep struct dojo_run_result *res);
 void dojo_c_kernel_free(__dojo_take struct dojo_c_kernel *k);
+/* Two kernels in one child, timed in alternate repetitions (A B A B
+ * ..., each on copies of its own arguments, after a warm-up of each), so
+ * that a machine whose speed drifts slows both alike: their results into
+ * res[0] and res[1], and the median of the ratios tA/tB of the
+ * repetitions with its 95% interval into ratio[0..2].  Outputs do not
+ * come back (dojo_c_kernel_run checks them). */
+int dojo_c_kernel_run_pair(__dojo_keep struct dojo_c_kernel *a,
+    __dojo_keep dojo_data *da, __dojo_keep struct dojo_c_kernel *b,
+    __dojo_keep dojo_data *db,
+    __dojo_keep const struct dojo_run_options *opt,
+    struct dojo_run_result res[2], double ratio[3]);
 
 /* The GFLOP/s that independent vector multiply-adds reach on this
  * machine, compiled with the compiler and flags of "opt", in its threads

@@ -154,7 +154,9 @@ void dojo_session_measurement_from(
     __dojo_keep const struct dojo_measurement *m, const char *target,
     double start_ns);
 /* Mark "out" confirmed with the speedup "r" measured in alternate runs
- * (nothing when "r" is unknown or disturbed). */
+ * (nothing when "r" is unknown).  A disturbed "r" counts: both kernels
+ * of a pair ran in one child, repetition by repetition, so load slows
+ * both alike and widens the interval rather than moving it. */
 void dojo_session_measurement_confirm(
     __dojo_keep struct dojo_session_measurement *out,
     __dojo_keep const struct dojo_measure_ratio *r);

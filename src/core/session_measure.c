@@ -280,7 +280,7 @@ void
 dojo_session_measurement_confirm(struct dojo_session_measurement *out,
     const struct dojo_measure_ratio *r)
 {
-	if (!r || r->speedup <= 0 || r->disturbed)
+	if (!r || r->speedup <= 0)
 		return;
 	out->confirmed = true;
 	out->speedup = r->speedup;

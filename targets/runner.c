@@ -63,6 +63,26 @@ now_ns(void)
 	return ts.tv_sec * 1e9 + ts.tv_nsec;
 }
 
+/* Whether the "n" values "x" (times or ratios) of repetitions begun at
+ * "start" are enough: at least opt->min_reps, and the budget spent or
+ * the 95% interval of their median within opt->precision of it
+ * ("sorted" has room for a copy). */
+static bool
+enough(const double *x, int n, double *sorted, double start,
+    const struct dojo_run_options *opt)
+{
+	double med, lo, hi;
+
+	if (n < opt->min_reps)
+		return false;
+	if (now_ns() - start > opt->budget * 1e9)
+		return true;
+	memcpy(sorted, x, sizeof *x * n);
+	qsort(sorted, n, sizeof *sorted, cmp_double);
+	dojo_median_ci(sorted, n, &med, &lo, &hi);
+	return med > 0 && (hi - lo) / med <= opt->precision;
+}
+
 /* In the child: time "kernel" on "args" (the inout buffers put back before
  * each run); the times go to "times", their count is returned. */
 static int
@@ -70,7 +90,7 @@ time_kernel(void (*kernel)(void **), void **args, void **pristine,
     const size_t *bytes, int nargs, const struct dojo_run_options *opt,
     double *times)
 {
-	double start = now_ns(), t0, med, lo, hi, *sorted;
+	double start = now_ns(), t0, *sorted;
 	int n = 0, a;
 
 	sorted = malloc(sizeof *sorted * DOJO_RUN_MAX_REPS);
@@ -83,14 +103,7 @@ time_kernel(void (*kernel)(void **), void **args, void **pristine,
 		t0 = now_ns();
 		kernel(args);
 		times[n++] = now_ns() - t0;
-		if (n < opt->min_reps)
-			continue;
-		if (now_ns() - start > opt->budget * 1e9)
-			break;
-		memcpy(sorted, times, sizeof *times * n);
-		qsort(sorted, n, sizeof *sorted, cmp_double);
-		dojo_median_ci(sorted, n, &med, &lo, &hi);
-		if (med > 0 && (hi - lo) / med <= opt->precision)
+		if (enough(times, n, sorted, start, opt))
 			break;
 	}
 	free(sorted);
@@ -802,7 +815,7 @@ child_time_pair(void (**kernel)(void **), struct marshal *m,
 	void **pristine[2], **scratch[2];
 	struct rusage r0, r1;
 	struct sched_snapshot *s0 = malloc(sizeof *s0), *s1 = malloc(sizeof *s1);
-	double w0, start, t0, med, lo, hi, *sorted;
+	double w0, start, t0, *sorted;
 	int a, j, n = 0;
 
 	for (j = 0; j < 2; j++) {
@@ -843,15 +856,7 @@ child_time_pair(void (**kernel)(void **), struct marshal *m,
 		}
 		ratios[n] = rep2->times[n] > 0 ? rep->times[n] /
 		    rep2->times[n] : 0;
-		n++;
-		if (n < opt->min_reps)
-			continue;
-		if (now_ns() - start > opt->budget * 1e9)
-			break;
-		memcpy(sorted, ratios, sizeof *ratios * n);
-		qsort(sorted, n, sizeof *sorted, cmp_double);
-		dojo_median_ci(sorted, n, &med, &lo, &hi);
-		if (med > 0 && (hi - lo) / med <= opt->precision)
+		if (enough(ratios, ++n, sorted, start, opt))
 			break;
 	}
 	free(sorted);

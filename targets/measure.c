@@ -1169,6 +1169,8 @@ db_ratio(struct db *db, const struct dojo_measurement *m,
 		r->high = sqlite3_column_double(st, 2);
 		r->pairs = sqlite3_column_int(st, 3);
 		r->disturbed = false;
+		r->precise = r->low >= r->speedup * (1 - DOJO_RATIO_PRECISION) &&
+		    r->high <= r->speedup * (1 + DOJO_RATIO_PRECISION);
 		r->cached = true;
 		found = 1;
 	}
@@ -1223,6 +1225,7 @@ pairs_ratio(const struct pair *p, int n, int want,
 		free(x);
 		return;
 	}
+	memset(ratio, 0, sizeof *ratio);
 	for (i = 0; i < n; i++)
 		clean += p[i].clean;
 	ratio->disturbed = clean < (want < 2 ? want : 2);
@@ -1238,6 +1241,8 @@ pairs_ratio(const struct pair *p, int n, int want,
 			ratio->low = p[i].low;
 			ratio->high = p[i].high;
 		}
+	ratio->precise = ratio->low >= mean * (1 - DOJO_RATIO_PRECISION) &&
+	    ratio->high <= mean * (1 + DOJO_RATIO_PRECISION);
 	free(x);
 }
 
@@ -1275,7 +1280,8 @@ dojo_measure_speedup(dojo_program *prog, dojo_program *reference,
 		rc = 0;
 		goto out;
 	}
-	pairs = malloc(sizeof *pairs * (opt->runs + retries + 1));
+	pairs = malloc(sizeof *pairs * ((opt->runs > DOJO_RATIO_MAX_PAIRS ?
+	    opt->runs : DOJO_RATIO_MAX_PAIRS) + retries + 1));
 	if (!pairs) {
 		dojo_error_set("out of memory");
 		goto out;
@@ -1299,8 +1305,14 @@ dojo_measure_speedup(dojo_program *prog, dojo_program *reference,
 			clean++;
 		else
 			retries--;
-		if (clean >= opt->runs || retries < 0)
+		if (retries < 0 || clean >= DOJO_RATIO_MAX_PAIRS)
 			break;
+		/* enough clean pairs, and their interval tight enough */
+		if (clean >= opt->runs) {
+			pairs_ratio(pairs, n, opt->runs, ratio);
+			if (ratio->precise)
+				break;
+		}
 	}
 	probe_finish(&db, &a);
 	if (ra > 0 || b.n > 0 || mprog->outcome != DOJO_OUTCOME_OK)

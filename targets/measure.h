@@ -71,8 +71,16 @@ struct dojo_measure_ratio {
 	double speedup, low, high;
 	int pairs;
 	bool disturbed;		/* fewer than two clean pairs */
+	bool precise;		/* the interval within DOJO_RATIO_PRECISION */
 	bool cached;		/* from the database: measured before */
 };
+
+/* A speedup's pairs go on past "runs" clean ones, up to
+ * DOJO_RATIO_MAX_PAIRS, until its interval is within DOJO_RATIO_PRECISION
+ * of it (either way): on a machine whose speed moves, a speedup that
+ * cannot rank states 5% apart says so (precise false). */
+#define DOJO_RATIO_PRECISION 0.05
+#define DOJO_RATIO_MAX_PAIRS 9
 
 /* Default options: C target, 1% precision in a run, 3 runs of at most
  * 2/3 s, a 60 s limit, $OMP_NUM_THREADS or all cores. */

@@ -115,8 +115,10 @@ print_json(const struct dojo_measurement *m,
 	if (r && r->speedup > 0)
 		printf(", \"speedup\": %.4f, \"speedup_low\": %.4f, "
 		    "\"speedup_high\": %.4f, \"pairs\": %d, "
-		    "\"speedup_disturbed\": %s", r->speedup, r->low, r->high,
-		    r->pairs, r->disturbed ? "true" : "false");
+		    "\"speedup_disturbed\": %s, \"speedup_precise\": %s",
+		    r->speedup, r->low, r->high, r->pairs,
+		    r->disturbed ? "true" : "false",
+		    r->precise ? "true" : "false");
 	printf(", \"cached\": %s, \"stored\": %s, \"state\": \"%s\", "
 	    "\"fingerprint\": \"%s\"}\n", m->cached ? "true" : "false",
 	    m->stored ? "true" : "false", m->state, m->fingerprint);
@@ -146,9 +148,10 @@ print_text(const char *file, const struct dojo_measurement *m,
 		    100 * ops / m->median_ns / peak, peak);
 	if (r && r->speedup > 0)
 		printf("speedup %.3g, 95%% interval [%.3g, %.3g], against %s "
-		    "(%d alternate pairs)%s\n", r->speedup, r->low, r->high,
+		    "(%d alternate pairs)%s%s\n", r->speedup, r->low, r->high,
 		    baseline, r->pairs, r->disturbed ? " DISTURBED" :
-		    r->low > 1 || r->high < 1 ? "" : ", not significant");
+		    r->low > 1 || r->high < 1 ? "" : ", not significant",
+		    r->precise ? "" : ", wider than +-5%");
 }
 
 static int
@@ -282,7 +285,8 @@ static const struct dojo_option measure_options[] = {
 	{ "json", 'j', NULL, "one JSON object: median_ns, ci_low_ns, "
 	    "ci_high_ns, reps, runs, new_runs, spread, disturbed, outcome, "
 	    "message, ops, gflops, peak_gflops, speedup, speedup_low, "
-	    "speedup_high, pairs, cached, stored, state, fingerprint" },
+	    "speedup_high, pairs, speedup_disturbed, speedup_precise, cached, "
+	    "stored, state, fingerprint" },
 	{ "baseline", 'b', "BASE", "the speedup against BASE, whose outputs "
 	    "are the reference, the two timed in alternate runs" },
 	{ "threads", 'n', "N", "the kernel's OpenMP threads (default "

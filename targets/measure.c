@@ -1113,8 +1113,10 @@ dojo_measure_against(dojo_program *prog, dojo_program *reference,
 		reference = prog;
 	db_open(&db, opt);
 	rc = probe_init(&db, &p, prog, opt, m, false);
-	if (rc != 0)
+	if (rc != 0) {
+		rc = rc > 0 ? 0 : -1;	/* known, or no database answer */
 		goto out;
+	}
 	/* the runs it lacks: all with "fresh" */
 	need = opt->fresh ? opt->runs : opt->runs - probe_clean(&p);
 	if (need < 1)

@@ -546,6 +546,10 @@ prim_measure(SCM p, SCM baseline, SCM db, SCM fresh, SCM timeout,
 	free(cf);
 	if (rc < 0)
 		throw_last_error();
+	if (bh && base.outcome != DOJO_OUTCOME_OK)
+		scm_misc_error(FUNC_NAME, "the baseline failed: ~A: ~A",
+		    scm_list_2(scm_from_utf8_string(dojo_outcome_name(
+		    base.outcome)), scm_from_utf8_string(base.message)));
 	ok = m.outcome == DOJO_OUTCOME_OK;
 	return scm_list_n(
 	    pair("outcome", scm_from_utf8_string(dojo_outcome_name(m.outcome))),

@@ -254,8 +254,11 @@ db_schema(struct db *db, char *why, size_t len)
 	/* another process may have migrated it meanwhile */
 	if (db_version(db, &version, &old_table) < 0)
 		goto fail_rollback;
-	if (version == DOJO_MEASURE_SCHEMA)
-		return db_exec(db, "COMMIT") == SQLITE_OK ? 0 : -1;
+	if (version == DOJO_MEASURE_SCHEMA) {
+		if (db_exec(db, "COMMIT") != SQLITE_OK)
+			goto fail_rollback;
+		return 0;
+	}
 	dojo_strbuf_init(&sb);
 	if (old_table) {
 		at = strstr(migrate_1, "@SCHEMA@");
@@ -325,10 +328,13 @@ db_open(struct db *db, const struct dojo_measure_options *opt)
 		return;
 	}
 	sqlite3_busy_timeout(db->h, 30000);
+	why[0] = '\0';
+	if (db_schema(db, why, sizeof why) < 0) {
+		db_drop(db, why[0] ? why : "cannot read its schema");
+		return;
+	}
 	/* WAL where it can be had: a read-only file keeps its mode */
 	db_exec(db, "PRAGMA journal_mode=WAL");
-	if (db_schema(db, why, sizeof why) < 0)
-		db_drop(db, why);
 }
 
 static void
@@ -429,10 +435,15 @@ db_runs(struct db *db, const char *state, const char *fingerprint,
 		snprintf(r.why, sizeof r.why, "%s", column_text(st, 14));
 		snprintf(r.source, sizeof r.source, "%s", column_text(st, 15));
 		r.stolen_s = sqlite3_column_double(st, 16);
-		if (fn(&r, payload) < 0)
-			break;
+		if (fn(&r, payload) < 0) {
+			sqlite3_finalize(st);
+			return dojo_error_set("out of memory");
+		}
 	}
 	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return dojo_error_set("%s: %s", db->path,
+		    sqlite3_errmsg(db->h));
 	return 0;
 }
 
@@ -852,6 +863,8 @@ run_begin(struct db *db, const struct dojo_measure_options *opt,
 {
 	double t0;
 
+	if (threads > processors())
+		threads = processors();	/* more cannot be idle */
 	memset(r, 0, sizeof *r);
 	db_lock(db);
 	for (t0 = dojo_clock_seconds(); ; ) {
@@ -899,8 +912,10 @@ run_end(struct db *db, struct probe *p, struct dojo_measure_run *r,
 	r->delay_s = res->delay_s;
 	snprintf(r->source, sizeof r->source, "run");
 	judge(r, res, threads, waited_out);
-	if (probe_add(r, p) < 0)
+	if (probe_add(r, p) < 0) {
+		dojo_error_set("out of memory");
 		return -2;
+	}
 	db_add_run(db, p->m->state, p->m->fingerprint, r);
 	return !r->disturbed;
 }
@@ -965,6 +980,11 @@ probe_pair(struct db *db, struct probe *a, struct probe *b,
 	r.stolen_s = stolen_seconds() - stolen;
 	r.load_after = others_running();
 	db_unlock(db);
+	/* a pair that failed says nothing of either kernel alone (each
+	 * passed its own run): no outcome is recorded, no pair counted */
+	if (res[0].outcome != DOJO_OUTCOME_OK || res[0].reps == 0 ||
+	    res[1].reps == 0)
+		return -1;
 	r2 = r;
 	ra = run_end(db, a, &r, &res[0], threads, waited_out);
 	rb = run_end(db, b, &r2, &res[1], threads, waited_out);
@@ -1153,18 +1173,21 @@ out:
  * when there is one. */
 static int
 db_ratio(struct db *db, const struct dojo_measurement *m,
-    const struct dojo_measurement *ref, struct dojo_measure_ratio *r)
+    const struct dojo_measurement *ref, int pairs,
+    struct dojo_measure_ratio *r)
 {
 	sqlite3_stmt *st;
 	int found = 0;
 
 	if (!db->h || sqlite3_prepare_v2(db->h, "SELECT speedup, low, high, "
 	    "pairs FROM speedups WHERE state = ? AND reference = ? AND "
-	    "fingerprint = ? AND disturbed = 0", -1, &st, NULL) != SQLITE_OK)
+	    "fingerprint = ? AND disturbed = 0 AND pairs >= ?", -1, &st,
+	    NULL) != SQLITE_OK)
 		return 0;
 	sqlite3_bind_text(st, 1, m->state, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 2, ref->state, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 3, m->fingerprint, -1, SQLITE_STATIC);
+	sqlite3_bind_int(st, 4, pairs);
 	if (sqlite3_step(st) == SQLITE_ROW) {
 		r->speedup = sqlite3_column_double(st, 0);
 		r->low = sqlite3_column_double(st, 1);
@@ -1214,11 +1237,9 @@ db_store_ratio(struct db *db, const struct dojo_measurement *m,
 
 
 /* The speedup of "n" pairs "p" into "ratio": of the clean ones when there
- * are at least two (or all pairs were asked for and are clean), else of
- * all, flagged disturbed. */
+ * are at least two, else of all, flagged disturbed. */
 static void
-pairs_ratio(const struct pair *p, int n, int want,
-    struct dojo_measure_ratio *ratio)
+pairs_ratio(const struct pair *p, int n, struct dojo_measure_ratio *ratio)
 {
 	double *x = malloc(sizeof *x * (n + 1)), mean;
 	int i, k = 0, clean = 0;
@@ -1230,7 +1251,7 @@ pairs_ratio(const struct pair *p, int n, int want,
 	memset(ratio, 0, sizeof *ratio);
 	for (i = 0; i < n; i++)
 		clean += p[i].clean;
-	ratio->disturbed = clean < (want < 2 ? want : 2);
+	ratio->disturbed = clean < 2;
 	for (i = 0; i < n; i++)
 		if (ratio->disturbed || p[i].clean)
 			x[k++] = p[i].ratio;
@@ -1275,7 +1296,7 @@ dojo_measure_speedup(dojo_program *prog, dojo_program *reference,
 		goto out;
 	}
 	if (!opt->fresh && mref->runs > 0 && mprog->runs > 0 &&
-	    db_ratio(&db, mprog, mref, ratio)) {
+	    db_ratio(&db, mprog, mref, opt->runs, ratio)) {
 		/* known, as clean alternate runs measured it */
 		mref->cached = mprog->cached = true;
 		mref->stored = mprog->stored = true;
@@ -1307,11 +1328,12 @@ dojo_measure_speedup(dojo_program *prog, dojo_program *reference,
 			clean++;
 		else
 			retries--;
-		if (retries < 0 || clean >= DOJO_RATIO_MAX_PAIRS)
+		if (retries < 0 || (clean >= DOJO_RATIO_MAX_PAIRS &&
+		    clean >= opt->runs))
 			break;
 		/* enough clean pairs, and their interval tight enough */
 		if (clean >= opt->runs) {
-			pairs_ratio(pairs, n, opt->runs, ratio);
+			pairs_ratio(pairs, n, ratio);
 			if (ratio->precise)
 				break;
 		}
@@ -1324,7 +1346,7 @@ dojo_measure_speedup(dojo_program *prog, dojo_program *reference,
 		    "measured: the reference failed");
 	if (mref->outcome == DOJO_OUTCOME_OK &&
 	    mprog->outcome == DOJO_OUTCOME_OK) {
-		pairs_ratio(pairs, n, opt->runs, ratio);
+		pairs_ratio(pairs, n, ratio);
 		db_store_ratio(&db, mprog, mref, ratio);
 	}
 	rc = 0;

@@ -802,8 +802,8 @@ fail:
 	return dojo_error_set("out of memory for the kernel's arguments");
 }
 
-/* In the child: two kernels timed in alternate repetitions (A B A B ...,
- * each after its warm-up, on copies of its arguments), until the 95%
+/* In the child: two kernels timed in alternate repetitions (A B B A A B
+ * ..., each after its warm-up, on copies of its arguments), until the 95%
  * interval of the median of the ratios tA/tB is within "precision" of it
  * (or the repetitions or the budget end); A's times, B's times and the
  * ratios into "rep", "rep2" and "ratios". */
@@ -816,7 +816,7 @@ child_time_pair(void (**kernel)(void **), struct marshal *m,
 	struct rusage r0, r1;
 	struct sched_snapshot *s0 = malloc(sizeof *s0), *s1 = malloc(sizeof *s1);
 	double w0, start, t0, *sorted;
-	int a, j, n = 0;
+	int a, j, k, n = 0;
 
 	for (j = 0; j < 2; j++) {
 		pristine[j] = calloc(m[j].n + 1, sizeof **pristine);
@@ -845,7 +845,9 @@ child_time_pair(void (**kernel)(void **), struct marshal *m,
 	w0 = start = now_ns();
 	rep->began = now_unix();
 	while (n < opt->max_reps && n < DOJO_RUN_MAX_REPS) {
-		for (j = 0; j < 2; j++) {
+		/* A B, then B A: neither always runs after the other */
+		for (k = 0; k < 2; k++) {
+			j = k ^ (n & 1);
 			for (a = 0; a < m[j].n; a++)
 				if (pristine[j][a])
 					memcpy(scratch[j][a], pristine[j][a],

@@ -1169,8 +1169,9 @@ out:
 	return rc;
 }
 
-/* The speedup of "m" against "ref" the database knows (clean only): 1
- * when there is one. */
+/* The speedup of "m" against "ref" the database knows, of at least
+ * "pairs" pairs (disturbed ones too, flagged: their pairs ran
+ * interleaved): 1 when there is one. */
 static int
 db_ratio(struct db *db, const struct dojo_measurement *m,
     const struct dojo_measurement *ref, int pairs,
@@ -1180,8 +1181,8 @@ db_ratio(struct db *db, const struct dojo_measurement *m,
 	int found = 0;
 
 	if (!db->h || sqlite3_prepare_v2(db->h, "SELECT speedup, low, high, "
-	    "pairs FROM speedups WHERE state = ? AND reference = ? AND "
-	    "fingerprint = ? AND disturbed = 0 AND pairs >= ?", -1, &st,
+	    "pairs, disturbed FROM speedups WHERE state = ? AND reference = ? "
+	    "AND fingerprint = ? AND pairs >= ?", -1, &st,
 	    NULL) != SQLITE_OK)
 		return 0;
 	sqlite3_bind_text(st, 1, m->state, -1, SQLITE_STATIC);
@@ -1193,7 +1194,7 @@ db_ratio(struct db *db, const struct dojo_measurement *m,
 		r->low = sqlite3_column_double(st, 1);
 		r->high = sqlite3_column_double(st, 2);
 		r->pairs = sqlite3_column_int(st, 3);
-		r->disturbed = false;
+		r->disturbed = sqlite3_column_int(st, 4) != 0;
 		r->precise = r->low >= r->speedup * (1 - DOJO_RATIO_PRECISION) &&
 		    r->high <= r->speedup * (1 + DOJO_RATIO_PRECISION);
 		r->cached = true;

@@ -113,8 +113,8 @@ int dojo_measure_against(__dojo_keep dojo_program *prog,
 /* The speedup of "prog" against "reference" (whose outputs are the
  * reference): "opt->runs" clean pairs of alternate runs, disturbed pairs
  * replaced (at most max(opt->retries, opt->runs) of them).  A speedup
- * measured so before (clean) is taken from the database unless
- * "opt->fresh".  Both states'
+ * measured so before, of at least "opt->runs" pairs, is taken from the
+ * database (with its flags) unless "opt->fresh".  Both states'
  * measurements (all their runs, these included) go to "mprog" and
  * "mref"; "ratio" is zero unless both are ok.  -1 as dojo_measure. */
 int dojo_measure_speedup(__dojo_keep dojo_program *prog,

@@ -10,6 +10,21 @@ export PERFDOJO_DB
 GIT_AUTHOR_NAME=test GIT_AUTHOR_EMAIL=test@example.com
 export GIT_AUTHOR_NAME GIT_AUTHOR_EMAIL
 
+# the same seed walks the same path when the database knows every state
+# it measured; a state whose runs were all disturbed (a busy machine) is
+# measured again, and may come out otherwise
+known() {
+	[ "$(sqlite3 "$PERFDOJO_DB" "SELECT count(*) FROM measurements
+	    WHERE disturbed = 1")" = 0 ]
+}
+same_path() {	# EXPECTED ACTUAL DESCRIPTION
+	if known; then
+		same "$1" "$2" "$3"
+	else
+		skip "$3" "some states were measured on a busy machine"
+	fi
+}
+
 for a in random greedy beam maxq; do
 	"$PERFDOJO" tune "$k" --agent $a --budget 6 --seed 2 --depth 3 \
 	    --session "$tmp/s" > "$tmp/$a.1" 2> "$tmp/err"
@@ -24,9 +39,9 @@ for a in random greedy beam maxq; do
 	# walks the same path
 	"$PERFDOJO" tune "$k" --agent $a --budget 6 --seed 2 --depth 3 \
 	    --session "$tmp/s" > "$tmp/$a.2" 2> /dev/null
-	same "$(sed '1d;s/branch .*//' "$tmp/$a.1")" \
+	same_path "$(sed '1d;s/branch .*//' "$tmp/$a.1")" \
 	    "$(sed '1d;s/branch .*//' "$tmp/$a.2")" "$a: the same seed, the same path"
-	same "$(git -C "$tmp/s" rev-parse "agent/$a-1")" \
+	same_path "$(git -C "$tmp/s" rev-parse "agent/$a-1")" \
 	    "$(git -C "$tmp/s" rev-parse "agent/$a-2")" \
 	    "$a: a second run is agent/$a-2, on the same commit"
 	# the printed moves replay to the best state
@@ -44,7 +59,7 @@ for a in greedy beam; do
 	TMPDIR=$tmp/cc-$a "$PERFDOJO" tune "$k" --agent $a --budget 6 --seed 2 \
 	    --depth 3 --jobs 2 > "$tmp/$a.j" 2> "$tmp/err"
 	ok $? "tune --agent $a --jobs 2 runs"
-	same "$(sed '1d;s/branch .*//' "$tmp/$a.1")" \
+	same_path "$(sed '1d;s/branch .*//' "$tmp/$a.1")" \
 	    "$(sed '1d;s/branch .*//' "$tmp/$a.j")" \
 	    "$a --jobs 2 walks the path of --jobs 1"
 	same "" "$(ls "$tmp/cc-$a")" "$a --jobs 2 leaves no compiled kernels behind"

@@ -29,6 +29,9 @@ struct emit {
 	int ninv;
 	/* the copies of the body that the unrolled scopes around make */
 	int64_t copies;
+	/* inside an OpenMP simd loop; vector math there (not exact) */
+	int vector;
+	bool vmath;
 };
 
 static const char *const ctypes[] = { "float", "double", "int32_t", "int64_t" };
@@ -106,6 +109,14 @@ emit_access(struct emit *e, const dojo_access *acc)
 	    dojo_access_array(acc))));
 	emit_offset(e, acc);
 	dojo_strbuf_puts(e->sb, "]");
+}
+
+/* Whether the function "fn" has a vector variant in glibc's libmvec
+ * (sqrt, abs, max and min are instructions). */
+static bool
+vector_fn(enum dojo_fn fn)
+{
+	return fn == DOJO_FN_EXP || fn == DOJO_FN_LOG || fn == DOJO_FN_TANH;
 }
 
 /* An expression computed in type "t", as the interpreter does. */
@@ -186,7 +197,11 @@ emit_expr(struct emit *e, const dojo_expr *x, enum dojo_dtype t)
 		dojo_strbuf_puts(e->sb, ")");
 		return;
 	case DOJO_E_CALL:
-		dojo_strbuf_printf(e->sb, "%s(", fns[dojo_expr_fn(x)][k]);
+		/* in a vector loop, the libm functions that have vector
+		 * variants are called through the names declared with them */
+		dojo_strbuf_printf(e->sb, "%s%s(", e->vector && e->vmath &&
+		    k < 2 && vector_fn(dojo_expr_fn(x)) ? "dojo_v" : "",
+		    fns[dojo_expr_fn(x)][k]);
 		emit_expr(e, dojo_expr_arg(x, 0), t);
 		if (dojo_expr_fn(x) >= DOJO_FN_MAX) {
 			dojo_strbuf_puts(e->sb, ", ");
@@ -275,11 +290,12 @@ emit_decl(struct emit *e, int b)
 
 	indent(e);
 	if (dojo_buffer_loc(e->prog, b) == DOJO_HEAP)
-		dojo_strbuf_printf(e->sb, "%s *restrict b_%s = calloc(%" PRIu64
-		    ", sizeof(%s));\n", t, dojo_buffer_name(e->prog, b), n, t);
+		dojo_strbuf_printf(e->sb, "%s *restrict b_%s = dojo_alloc(%"
+		    PRIu64 " * sizeof(%s));\n", t, dojo_buffer_name(e->prog, b),
+		    n, t);
 	else
-		dojo_strbuf_printf(e->sb, "%s b_%s[%" PRIu64 "];\n", t,
-		    dojo_buffer_name(e->prog, b), n);
+		dojo_strbuf_printf(e->sb, "_Alignas(64) %s b_%s[%" PRIu64
+		    "];\n", t, dojo_buffer_name(e->prog, b), n);
 }
 
 /* Whether temporary "b" is declared in the body at "depth" of the scope at
@@ -494,7 +510,9 @@ vector_reductions(struct emit *e, dojo_node *node, int depth)
 		    clause[dojo_op_update(e->acc_op[a])], a);
 	dojo_strbuf_puts(e->sb, "\n");
 	emit_for(e, node, depth);
+	e->vector++;
 	emit_body(e, node, depth);
+	e->vector--;
 	for (a = 0; a < e->nacc; a++) {
 		indent(e);
 		emit_access(e, dojo_op_lhs(e->acc_op[a]));
@@ -520,7 +538,9 @@ emit_simd(struct emit *e, dojo_node *node, int depth)
 	indent(e);
 	dojo_strbuf_puts(e->sb, "#pragma omp simd\n");
 	emit_for(e, node, depth);
+	e->vector++;
 	emit_body(e, node, depth);
+	e->vector--;
 	e->ninv = 0;
 	e->indent--;
 	indent(e);
@@ -737,7 +757,10 @@ static const char prelude[] =
 "#include <math.h>\n"
 "#include <stdint.h>\n"
 "#include <stdlib.h>\n"
+"#include <string.h>\n"
 "\n"
+"/* a temporary: zeroed, on a 64-byte boundary (NULL past memory) */\n"
+"static inline void *dojo_alloc(size_t n) { void *p = aligned_alloc(64, (n + 63) / 64 * 64); if (p) memset(p, 0, n); return p; }\n"
 "static inline float dojo_maxf(float a, float b) { return a > b ? a : b; }\n"
 "static inline float dojo_minf(float a, float b) { return a < b ? a : b; }\n"
 "static inline double dojo_maxd(double a, double b) { return a > b ? a : b; }\n"
@@ -756,13 +779,32 @@ static const char prelude[] =
 "static inline int64_t dojo_itanh(int64_t a) { return dojo_f2i(tanh((double)a)); }\n"
 "\n";
 
+/* The fast mode's vector math: in OpenMP simd loops, the libm functions
+ * under other names declared with their vector variants (GCC calls
+ * glibc's libmvec, _ZGVeN16v_expf and the like, named after the
+ * assembler name); elsewhere, and with other compilers, libm. */
+static const char vector_math[] =
+"#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__GLIBC__)\n"
+"#define DOJO_VECTOR(t, f) __attribute__((simd(\"notinbranch\"))) t dojo_v##f(t) __asm__(#f);\n"
+"#else\n"
+"#define DOJO_VECTOR(t, f) static inline t dojo_v##f(t a) { return f(a); }\n"
+"#endif\n"
+"DOJO_VECTOR(float, expf)\n"
+"DOJO_VECTOR(float, logf)\n"
+"DOJO_VECTOR(float, tanhf)\n"
+"DOJO_VECTOR(double, exp)\n"
+"DOJO_VECTOR(double, log)\n"
+"DOJO_VECTOR(double, tanh)\n"
+"\n";
+
 int
-dojo_c_emit(struct dojo_strbuf *out, dojo_program *prog)
+dojo_c_emit(struct dojo_strbuf *out, dojo_program *prog, bool exact)
 {
 	struct emit e;
 	int b, i, arg = 0, nbuf = dojo_program_n_buffers(prog);
 
 	memset(&e, 0, sizeof e);
+	e.vmath = !exact;
 	e.copies = 1;
 	e.thread_depth = -2;
 	e.sb = out;
@@ -778,6 +820,8 @@ dojo_c_emit(struct dojo_strbuf *out, dojo_program *prog)
 	}
 	place_buffers(&e);
 	dojo_strbuf_puts(out, prelude);
+	if (e.vmath)
+		dojo_strbuf_puts(out, vector_math);
 	dojo_strbuf_printf(out, "void %s(void **args);\n\nvoid\n%s(void **args)\n"
 	    "{\n", DOJO_C_KERNEL, DOJO_C_KERNEL);
 	e.indent = 1;

@@ -2,6 +2,8 @@
 #ifndef DOJO_TARGET_C_H
 #define DOJO_TARGET_C_H
 
+#include <stdbool.h>
+
 #include "ir/program.h"
 #include "src/util/strbuf.h"
 
@@ -14,14 +16,18 @@
  * fingerprint: raise it when a change can change the speed of the code of
  * a state, so that times of the old code are not reused.  2: heap
  * temporaries private to a parallel loop allocated once a thread; 3: the
- * reads invariant in a vector loop loaded once, before it. */
-#define DOJO_C_CODEGEN 3
+ * reads invariant in a vector loop loaded once, before it; 4: the modes
+ * (contraction, vector math), 512-bit vectors, 64-byte aligned
+ * temporaries. */
+#define DOJO_C_CODEGEN 4
 
 /* Append to "out" the C translation of "prog".  0 or -1 with the last
  * error set.  Flags: p is an OpenMP parallel loop (temporaries private to
  * it declared inside; the heap ones once a thread), v an OpenMP simd
- * loop, u an unroll pragma; the GPU flags run sequentially on the CPU. */
+ * loop, u an unroll pragma; the GPU flags run sequentially on the CPU.
+ * Not "exact": exp, log and tanh in simd loops through their vector
+ * variants (doc/measure.md, "Modes"). */
 int dojo_c_emit(__dojo_keep struct dojo_strbuf *out,
-    __dojo_keep dojo_program *prog);
+    __dojo_keep dojo_program *prog, bool exact);
 
 #endif

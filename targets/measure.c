@@ -85,7 +85,7 @@ out_free:
 static void
 fingerprint(char out[41], const struct dojo_measure_options *opt)
 {
-	char cpu[512] = "", cc[256], text[1400], line[512], threads[16];
+	char cpu[512] = "", cc[256], text[1600], line[512], threads[16];
 	const char *compiler = opt->run.cc ? opt->run.cc : getenv("CC");
 	FILE *f = fopen("/proc/cpuinfo", "r");
 
@@ -109,9 +109,9 @@ fingerprint(char out[41], const struct dojo_measure_options *opt)
 		    getenv("OMP_NUM_THREADS") && *getenv("OMP_NUM_THREADS") ?
 		    getenv("OMP_NUM_THREADS") : "all");
 	snprintf(text, sizeof text, "target c\ncodegen %d\ncpu %s\ncc %s\n"
-	    "flags %s\nthreads %s\n", DOJO_C_CODEGEN, cpu, cc,
-	    opt->run.cflags ? opt->run.cflags :
-	    DOJO_C_CFLAGS, threads);
+	    "mode %s %s\nflags %s\nthreads %s\n", DOJO_C_CODEGEN, cpu, cc,
+	    dojo_c_mode_name(&opt->run), dojo_c_mode_flags(&opt->run),
+	    opt->run.cflags ? opt->run.cflags : DOJO_C_CFLAGS, threads);
 	dojo_sha1_hex(out, "", 0, text, strlen(text));
 }
 
@@ -557,11 +557,9 @@ db_unlock(struct db *db)
 	if (db->lock >= 0)
 		flock(db->lock, LOCK_UN);
 }
-/* Compare the outputs of "got" with "want" (same kernel arguments): the
- * first element out of tolerance into "m". */
-static bool
-outputs_agree(dojo_program *prog, dojo_data *got, dojo_program *ref,
-    dojo_data *want, struct dojo_measurement *m)
+bool
+dojo_outputs_agree(dojo_program *prog, dojo_data *got, dojo_program *ref,
+    dojo_data *want, char *msg, size_t size)
 {
 	uint64_t i, n;
 	double x, y, tol;
@@ -601,7 +599,7 @@ outputs_agree(dojo_program *prog, dojo_data *got, dojo_program *ref,
 				break;
 			}
 			if (fabs(x - y) > tol || (isnan(x) != isnan(y))) {
-				snprintf(m->message, sizeof m->message, "%s[%llu] "
+				snprintf(msg, size, "%s[%llu] "
 				    "is %.9g, expected %.9g",
 				    dojo_buffer_name(prog, b),
 				    (unsigned long long)i, x, y);
@@ -1079,7 +1077,8 @@ probe_check(struct db *db, struct probe *p, dojo_program *reference,
 		return -1;
 	if (rc == -1)
 		return 0;
-	if (!outputs_agree(p->prog, p->data, reference, *wantp, p->m)) {
+	if (!dojo_outputs_agree(p->prog, p->data, reference, *wantp,
+	    p->m->message, sizeof p->m->message)) {
 		p->m->outcome = DOJO_OUTCOME_WRONG;
 		return 0;
 	}

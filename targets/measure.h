@@ -84,6 +84,15 @@ struct dojo_measure_ratio {
 
 /* Default options: C target, 1% precision in a run, 3 runs of at most
  * 2/3 s, a 60 s limit, $OMP_NUM_THREADS or all cores. */
+/* Whether the out and inout arrays of "got" (kernel "prog") agree with
+ * those of "want" (kernel "ref", the same arrays by name) within the
+ * tolerance of doc/measure.md: f32 1e-4 |y| + 1e-5, f64 1e-10 |y| +
+ * 1e-12, integers exactly, NaN where NaN.  false with the first element
+ * that does not, "y[3] is 1.5, expected 1.25", into "msg". */
+bool dojo_outputs_agree(__dojo_keep dojo_program *prog,
+    __dojo_keep dojo_data *got, __dojo_keep dojo_program *ref,
+    __dojo_keep dojo_data *want, char *msg, size_t size);
+
 void dojo_measure_options_init(__dojo_keep struct dojo_measure_options *opt);
 
 /* The threads a measurement with "opt" gives the kernel. */

@@ -141,12 +141,42 @@ write_file(const char *path, const char *text)
 	return 0;
 }
 
-/* The compiler and its flags for "opt". */
+bool
+dojo_c_exact(const struct dojo_run_options *opt)
+{
+	const char *env = getenv("PERFDOJO_EXACT");
+
+	return (opt && opt->exact) || (env && *env && strcmp(env, "0") != 0);
+}
+
+const char *
+dojo_c_mode_name(const struct dojo_run_options *opt)
+{
+	return dojo_c_exact(opt) ? "exact" : "fast";
+}
+
+const char *
+dojo_c_mode_flags(const struct dojo_run_options *opt)
+{
+	bool wide = false;
+
+#if defined(__x86_64__) && defined(__GNUC__)
+	wide = __builtin_cpu_supports("avx512f");
+#endif
+	if (dojo_c_exact(opt))
+		return wide ? "-ffp-contract=off -mprefer-vector-width=512" :
+		    "-ffp-contract=off";
+	return wide ? "-ffp-contract=fast -mprefer-vector-width=512" :
+	    "-ffp-contract=fast";
+}
+
+/* The compiler and its flags for "opt": the mode's, then the others. */
 static void
-compiler(const char **cc, const char **flags,
+compiler(const char **cc, const char **mode, const char **flags,
     const struct dojo_run_options *opt)
 {
 	*cc = opt && opt->cc ? opt->cc : getenv("CC");
+	*mode = dojo_c_mode_flags(opt);
 	*flags = opt && opt->cflags ? opt->cflags : DOJO_C_CFLAGS;
 	if (!*cc || !**cc)
 		*cc = "cc";
@@ -170,17 +200,18 @@ static int
 run_compiler(int *status, const char *src, const char *so, const char *err,
     const struct dojo_run_options *opt)
 {
-	const char *cc, *flags, **argv = NULL;
-	char **ccw, **fw, limit[32];
-	int ncc = 0, nf = 0, n = 0, i, fd, rc = -1;
+	const char *cc, *mode, *flags, **argv = NULL;
+	char **ccw, **mw, **fw, limit[32];
+	int ncc = 0, nm = 0, nf = 0, n = 0, i, fd, rc = -1;
 	pid_t pid, self = getpid();
 
-	compiler(&cc, &flags, opt);
+	compiler(&cc, &mode, &flags, opt);
 	ccw = dojo_split_words(cc, &ncc);
+	mw = dojo_split_words(mode, &nm);
 	fw = dojo_split_words(flags, &nf);
 	if (ccw)
-		argv = malloc((ncc + nf + 12) * sizeof *argv);
-	if (!ccw || !fw || !argv) {
+		argv = malloc((ncc + nm + nf + 12) * sizeof *argv);
+	if (!ccw || !mw || !fw || !argv) {
 		dojo_error_set("out of memory");
 		goto out_free;
 	}
@@ -195,6 +226,8 @@ run_compiler(int *status, const char *src, const char *so, const char *err,
 		argv[n++] = "cc";
 	for (i = 0; i < ncc; i++)
 		argv[n++] = ccw[i];
+	for (i = 0; i < nm; i++)
+		argv[n++] = mw[i];
 	for (i = 0; i < nf; i++)
 		argv[n++] = fw[i];
 	argv[n++] = "-fPIC";
@@ -231,6 +264,7 @@ run_compiler(int *status, const char *src, const char *so, const char *err,
 out_free:
 	free(argv);
 	free(ccw);
+	free(mw);
 	free(fw);
 	return rc;
 }
@@ -248,9 +282,9 @@ static void
 compile_timeout_result(struct dojo_run_result *res,
     const struct dojo_run_options *opt)
 {
-	const char *cc, *flags;
+	const char *cc, *mode, *flags;
 
-	compiler(&cc, &flags, opt);
+	compiler(&cc, &mode, &flags, opt);
 	res->outcome = DOJO_OUTCOME_TIMEOUT;
 	snprintf(res->message, sizeof res->message,
 	    "%s ran past the time limit (%.0f s) compiling the kernel", cc,
@@ -287,13 +321,15 @@ static void
 prepared_key(char out[41], const char *source,
     const struct dojo_run_options *opt)
 {
-	const char *cc, *flags;
+	const char *cc, *mode, *flags;
 	char prefix[1024];
+	int n;
 
-	compiler(&cc, &flags, opt);
-	snprintf(prefix, sizeof prefix, "%s%c%s%c", cc, 0, flags, 0);
-	dojo_sha1_hex(out, prefix, strlen(cc) + strlen(flags) + 2, source,
-	    strlen(source));
+	compiler(&cc, &mode, &flags, opt);
+	n = snprintf(prefix, sizeof prefix, "%s%c%s%c%s%c", cc, 0, mode, 0,
+	    flags, 0);
+	dojo_sha1_hex(out, prefix, n < (int)sizeof prefix ? n :
+	    (int)sizeof prefix - 1, source, strlen(source));
 }
 
 /* The path of the prepared file KEY.EXT. */
@@ -329,7 +365,8 @@ dojo_c_prepare(dojo_program *const *progs, int n, int jobs,
 	fflush(NULL);
 	for (i = 0; i < n; i++) {
 		dojo_strbuf_init(&sb);
-		if (dojo_c_emit(&sb, progs[i]) < 0 || !sb.s) {
+		if (dojo_c_emit(&sb, progs[i], dojo_c_exact(opt)) < 0 ||
+		    !sb.s) {
 			dojo_strbuf_release(&sb);
 			continue;	/* dojo_c_run says why */
 		}
@@ -397,12 +434,12 @@ static int
 compile(const char *dir, const struct dojo_run_options *opt,
     struct dojo_run_result *res)
 {
-	const char *cc, *flags;
+	const char *cc, *mode, *flags;
 	char line[400], path[1100], src[1100], so[1100];
 	FILE *f;
 	int st;
 
-	compiler(&cc, &flags, opt);
+	compiler(&cc, &mode, &flags, opt);
 	snprintf(src, sizeof src, "%s/k.c", dir);
 	snprintf(so, sizeof so, "%s/k.so", dir);
 	snprintf(path, sizeof path, "%s/cc.err", dir);
@@ -505,7 +542,8 @@ dojo_c_build(dojo_program *prog, const struct dojo_run_options *opt,
 	}
 	dojo_strbuf_init(&sb);
 	snprintf(path, sizeof path, "%s/k.c", k->dir);
-	if (dojo_c_emit(&sb, prog) < 0 || write_file(path, sb.s) < 0)
+	if (dojo_c_emit(&sb, prog, dojo_c_exact(opt)) < 0 ||
+	    write_file(path, sb.s) < 0)
 		goto fail;
 	snprintf(path, sizeof path, "%s/k.so", k->dir);
 	switch (take_prepared(sb.s, path, opt)) {

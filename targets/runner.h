@@ -33,6 +33,9 @@ struct dojo_run_options {
 	 * they are bound to cores (OMP_PROC_BIND, OMP_PLACES) unless the
 	 * environment chose otherwise */
 	int threads;
+	/* the exact mode (also $PERFDOJO_EXACT): no contraction, scalar
+	 * libm calls in vector loops too (doc/measure.md, "Modes") */
+	bool exact;
 };
 
 #define DOJO_RUN_MAX_REPS 10000
@@ -42,7 +45,24 @@ struct dojo_run_options {
  * (doc/measure.md says why) */
 #define DOJO_RUN_WAIT_POLICY "active"
 
-#define DOJO_C_CFLAGS "-O3 -march=native -fopenmp -ffp-contract=off"
+/* The compiler's flags, after those of the mode (dojo_c_mode_flags), so
+ * that --cflags can override them too. */
+#define DOJO_C_CFLAGS "-O3 -march=native -fopenmp -fno-math-errno"
+
+/* What --exact does, for the commands' help. */
+#define DOJO_EXACT_HELP "the exact mode: no contraction (FMA), no vector " \
+	"math; results bit for bit the interpreter's unless a vector loop " \
+	"reduces (also $PERFDOJO_EXACT=1)"
+
+/* Whether "opt" (NULL: the defaults) asks for the exact mode, or
+ * $PERFDOJO_EXACT does (set, and not "0"). */
+bool dojo_c_exact(__dojo_keep const struct dojo_run_options *opt);
+/* "exact" or "fast": the mode's name, for fingerprints and messages. */
+const char *dojo_c_mode_name(__dojo_keep const struct dojo_run_options *opt);
+/* The flags of the mode of "opt", before the compiler flags:
+ * -ffp-contract=off (exact) or =fast, and -mprefer-vector-width=512 where
+ * the processor has AVX-512 (a static string). */
+const char *dojo_c_mode_flags(__dojo_keep const struct dojo_run_options *opt);
 
 struct dojo_run_result {
 	enum dojo_outcome outcome;

@@ -13,8 +13,9 @@ struct dojo_target {
 	const char *name;		/* as --target names it: "c" */
 	const char *about;		/* one line, for --help */
 	struct dojo_machine machine;	/* what the moves may use */
-	/* the code of a kernel (NULL: none yet); 0 or -1 with the error */
-	int (*emit)(struct dojo_strbuf *out, dojo_program *prog);
+	/* the code of a kernel (NULL: none yet), in the exact mode or not
+	 * (doc/measure.md, "Modes"); 0 or -1 with the error */
+	int (*emit)(struct dojo_strbuf *out, dojo_program *prog, bool exact);
 	bool runs_here;			/* compiled and run on this machine:
 					   run, measure, tune */
 };

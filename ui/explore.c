@@ -7,6 +7,7 @@
 #include "src/util/strbuf.h"
 #include "src/core/graph.h"
 #include "targets/c.h"
+#include "targets/runner.h"
 #include "src/util/clock.h"
 #include "targets/target.h"
 #include "src/core/verbs.h"
@@ -309,7 +310,7 @@ ex_reload(struct explorer *ex)
 	free(ex->code);
 	ex->code = NULL;
 	dojo_strbuf_init(&sb);
-	if (dojo_c_emit(&sb, ex->prog) == 0)
+	if (dojo_c_emit(&sb, ex->prog, dojo_c_exact(NULL)) == 0)
 		ex->code = dojo_strbuf_detach(&sb);
 	else
 		ex->code = strdup(dojo_error_last());

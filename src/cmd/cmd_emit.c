@@ -3,6 +3,7 @@
 #include "src/cmd/command.h"
 #include "ir/program.h"
 #include "src/util/strbuf.h"
+#include "targets/runner.h"
 #include "targets/target.h"
 
 #include <errno.h>
@@ -15,6 +16,7 @@ emit_run(int argc, char **argv)
 	const struct dojo_command *cmd = &dojo_command_emit;
 	struct dojo_option_parser p;
 	const char *target = "c", *out = NULL;
+	bool exact = dojo_c_exact(NULL);
 	const struct dojo_target *t;
 	struct dojo_strbuf sb;
 	dojo_program *prog;
@@ -28,6 +30,9 @@ emit_run(int argc, char **argv)
 			break;
 		case 'o':
 			out = optarg;
+			break;
+		case 'x':
+			exact = true;
 			break;
 		}
 	}
@@ -43,7 +48,7 @@ emit_run(int argc, char **argv)
 	if (!prog)
 		return dojo_command_fail();
 	dojo_strbuf_init(&sb);
-	if (t->emit(&sb, prog) < 0)
+	if (t->emit(&sb, prog, exact) < 0)
 		goto out_free;
 	if (dojo_command_write(out, sb.s) < 0)
 		goto out_free;
@@ -58,6 +63,9 @@ static const struct dojo_option emit_options[] = {
 	{ "target", 't', "T", "c (default): a C11 function "
 	    "dojo_kernel(void **args)" },
 	{ "output", 'o', "OUT", "write the code to OUT" },
+	{ "exact", 'x', NULL, "the exact mode's code: libm calls in vector "
+	    "loops too (compile it with -ffp-contract=off; also "
+	    "$PERFDOJO_EXACT=1)" },
 	{ NULL }
 };
 

@@ -2,9 +2,11 @@
 #include "config.h"
 #include "ui/explore.h"
 #include "src/cmd/command.h"
+#include "targets/runner.h"
 #include "targets/target.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* The option without a short letter. */
@@ -31,6 +33,10 @@ explore_run(int argc, char **argv)
 			break;
 		case 'k':
 			opt.keys = optarg;
+			break;
+		case 'x':
+			/* the measurements run in children: they inherit it */
+			setenv("PERFDOJO_EXACT", "1", 1);
 			break;
 		case OPT_SIZE:
 			if (sscanf(optarg, "%dx%d", &opt.width, &opt.height) != 2 ||
@@ -63,6 +69,7 @@ static const struct dojo_option explore_options[] = {
 	    "FILE' (the graph's edges, highlighted or not), 'wait' (for the "
 	    "background measurement), 'resize W H'" },
 	{ "size", OPT_SIZE, "WxH", "the headless screen (default 80x24)" },
+	{ "exact", 'x', NULL, "measure in " DOJO_EXACT_HELP },
 	{ NULL }
 };
 

@@ -196,6 +196,9 @@ measure_run(int argc, char **argv)
 		case 'C':
 			opt.run.cflags = optarg;
 			break;
+		case 'x':
+			opt.run.exact = true;
+			break;
 		case 'T':
 			opt.run.timeout = strtod(optarg, &end);
 			if (*end || opt.run.timeout <= 0)
@@ -302,6 +305,7 @@ static const struct dojo_option measure_options[] = {
 	{ "timeout", 'T', "S", "the time limit of one run (default 60)" },
 	{ "cflags", 'C', "F", "the compiler's flags (default \""
 	    DOJO_C_CFLAGS "\"), part of the fingerprint" },
+	{ "exact", 'x', NULL, DOJO_EXACT_HELP ", part of the fingerprint" },
 	{ "session", 's', "DIR", "record the measurement (a git note) on the "
 	    "session's commit of this state, with its speedup against the "
 	    "start; the best state becomes the tag best/c" },

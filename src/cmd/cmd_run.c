@@ -4,6 +4,7 @@
 #include "ir/data.h"
 #include "ir/interp.h"
 #include "ir/program.h"
+#include "targets/measure.h"
 #include "targets/runner.h"
 #include "targets/target.h"
 
@@ -25,6 +26,18 @@ array_path(char *out, size_t len, const char *dir, const char *name)
 	return 0;
 }
 
+/* Copy every buffer of "from" into "to" (both of "prog"). */
+static void
+copy_data(dojo_data *to, dojo_data *from, dojo_program *prog)
+{
+	int b;
+
+	for (b = 0; b < dojo_program_n_buffers(prog); b++)
+		memcpy(dojo_data_buffer(to, b), dojo_data_buffer(from, b),
+		    dojo_data_count(from, b) *
+		    dojo_dtype_size(dojo_buffer_dtype(prog, b)));
+}
+
 static int
 run_run(int argc, char **argv)
 {
@@ -34,6 +47,9 @@ run_run(int argc, char **argv)
 	struct dojo_run_result res;
 	struct dojo_run_options ropt = { NULL, NULL, 60, DOJO_RUN_MEMORY };
 	double interp_limit = 0;	/* the interpreter's: only --timeout */
+	bool check = false;
+	dojo_data *want = NULL;
+	char msg[512];
 	unsigned long long seed = 1;
 	char path[PATH_MAX], *end;
 	dojo_program *prog;
@@ -67,6 +83,12 @@ run_run(int argc, char **argv)
 		case 'C':
 			ropt.cflags = optarg;
 			break;
+		case 'x':
+			ropt.exact = true;
+			break;
+		case 'c':
+			check = true;
+			break;
 		case 'T':
 			ropt.timeout = strtod(optarg, &end);
 			if (*end || ropt.timeout <= 0)
@@ -99,11 +121,27 @@ run_run(int argc, char **argv)
 			goto out_free_data;
 	}
 	if (target && strcmp(target, "c") == 0) {
+		/* --check: the interpreter on the same inputs */
+		if (check) {
+			want = dojo_data_new(prog, RUN_MAX_BYTES);
+			if (!want)
+				goto out_free_data;
+			copy_data(want, data, prog);
+			if (dojo_interp_run_limited(prog, want,
+			    interp_limit) < 0)
+				goto out_free_data;
+		}
 		if (dojo_c_run(prog, data, &ropt, &res) < 0)
 			goto out_free_data;
 		if (res.outcome != DOJO_OUTCOME_OK) {
 			dojo_error_set("%s: %s: %s", file,
 			    dojo_outcome_name(res.outcome), res.message);
+			goto out_free_data;
+		}
+		if (want && !dojo_outputs_agree(prog, data, prog, want, msg,
+		    sizeof msg)) {
+			dojo_error_set("%s: wrong answer (%s mode): %s", file,
+			    dojo_c_mode_name(&ropt), msg);
 			goto out_free_data;
 		}
 	} else if (dojo_interp_run_limited(prog, data, interp_limit) < 0) {
@@ -125,6 +163,7 @@ run_run(int argc, char **argv)
 	}
 	rc = 0;
 out_free_data:
+	dojo_data_free(want);
 	dojo_data_free(data);
 out_free_prog:
 	dojo_program_free(prog);
@@ -142,6 +181,9 @@ static const struct dojo_option run_options[] = {
 	    "(default 60), the interpreter's otherwise (default none)" },
 	{ "cflags", 'C', "F", "the compiler's flags with -t c (default \""
 	    DOJO_C_CFLAGS "\")" },
+	{ "exact", 'x', NULL, DOJO_EXACT_HELP },
+	{ "check", 'c', NULL, "with -t c: also run the interpreter, and fail "
+	    "unless the outputs agree within the tolerance (doc/measure.md)" },
 	{ NULL }
 };
 

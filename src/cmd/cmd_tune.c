@@ -23,6 +23,7 @@
 struct tune_args {
 	const char *agent, *model, *session, *encoder_cmd, *csv, *plot;
 	int budget, jobs, episodes, threads;
+	bool exact;
 	int suggest;			/* > 0: print the agent's best moves */
 	bool live;			/* record each new best as it comes */
 	double seconds, timeout;
@@ -109,6 +110,7 @@ parse_args(struct tune_args *a, const struct dojo_command *cmd, int argc,
 		case OPT_SUGGEST: a->suggest = (int)v; break;
 		case OPT_LIVE: a->live = true; break;
 		case OPT_THREADS: a->threads = (int)v; break;
+		case 'x': a->exact = true; break;
 		default:
 			return -dojo_command_bad_option(cmd, '?', argv);
 		}
@@ -129,6 +131,7 @@ env_options(struct dojo_env_options *eo, const struct tune_args *a)
 	/* one thread count for the whole run, part of the fingerprint */
 	if (a->threads > 0)
 		eo->measure.run.threads = a->threads;
+	eo->measure.run.exact = eo->measure.run.exact || a->exact;
 	eo->jobs = a->jobs;
 }
 
@@ -419,6 +422,7 @@ static const struct dojo_option tune_options[] = {
 	    "20)" },
 	{ "threads", OPT_THREADS, "N", "the kernels' OpenMP threads for the "
 	    "whole run (default $OMP_NUM_THREADS or all cores)" },
+	{ "exact", 'x', NULL, "measure in " DOJO_EXACT_HELP },
 	{ NULL }
 };
 
@@ -642,6 +646,7 @@ static const struct dojo_option train_options[] = {
 	    "20)" },
 	{ "csv", OPT_CSV, "OUT", "the training curve: one line per episode" },
 	{ "plot", OPT_PLOT, "OUT.png", "draw the curve with gnuplot" },
+	{ "exact", 'x', NULL, "measure in " DOJO_EXACT_HELP },
 	{ NULL }
 };
 

@@ -318,6 +318,7 @@ walk_c(struct walk *w, dojo_program *p, dojo_data *d, bool tolerant)
 		return -1;
 	}
 	dojo_data_randomize(c, INPUT_SEED);
+	ro.exact = true;	/* bit for bit, unless a sum is reassociated */
 	if (dojo_c_run(p, c, &ro, &res) < 0) {
 		walk_fail(w, FAIL_COMPILE, p, NULL, "the C run could not be "
 		    "attempted: %s", dojo_error_last());

@@ -1,13 +1,19 @@
-# c.sh: the C target computes bit for bit what the interpreter computes,
-# on every example kernel and on every golden moved kernel (flags as
-# OpenMP loops, caches, packs, folds); each failure is an outcome.
+# c.sh: the C target in the exact mode computes bit for bit what the
+# interpreter computes, on every example kernel and on every golden moved
+# kernel (flags as OpenMP loops, caches, packs, folds), and within the
+# tolerance in the fast mode (contraction, vector math); each failure is
+# an outcome.
 . "$top_srcdir/tests/lib.sh"
 
 for f in "$top_srcdir"/tests/ref/*.dojo "$top_srcdir"/tests/moves/cases/*.out; do
 	name=${f#"$top_srcdir"/}
 	cp "$f" "$tmp/k.dojo"
 	"$PERFDOJO" run "$tmp/k.dojo" > "$tmp/interp" 2>&1
-	"$PERFDOJO" run --target c "$tmp/k.dojo" > "$tmp/c" 2>&1
+	"$PERFDOJO" run --target c --exact "$tmp/k.dojo" > "$tmp/c" 2>&1
+	"$PERFDOJO" run --target c --check "$tmp/k.dojo" > "$tmp/fast" 2>&1
+	ok $? "$name: the fast mode agrees with the interpreter (tolerance)"
+	[ -s "$tmp/fast" ] && grep -q 'wrong answer' "$tmp/fast" &&
+	    sed 's/^/# /' "$tmp/fast"
 	case $name in
 	*reduction*|*rfactor*)
 		# a vector reduction sums in lanes: the sums agree closely
@@ -30,8 +36,8 @@ done
 # the blocked 512 matmul, parallel, against the naive one, both compiled
 "$PERFDOJO" apply "$top_srcdir/examples/matmul.dojo" \
     --actions "$top_srcdir/examples/matmul-blocked.actions" > "$tmp/mmb.dojo"
-"$PERFDOJO" run --target c "$top_srcdir/examples/matmul.dojo" > "$tmp/naive"
-"$PERFDOJO" run --target c "$tmp/mmb.dojo" > "$tmp/blocked"
+"$PERFDOJO" run --target c -x "$top_srcdir/examples/matmul.dojo" > "$tmp/naive"
+"$PERFDOJO" run --target c -x "$tmp/mmb.dojo" > "$tmp/blocked"
 cmp -s "$tmp/naive" "$tmp/blocked"
 ok $? "the blocked, parallel 512 matmul computes what the naive one computes"
 
@@ -42,11 +48,12 @@ grep -q '#pragma omp parallel for' "$tmp/mmb.c" &&
 ok $? "emit: parallel loops, simd loops"
 # the panel: allocated once a thread, in a parallel region, before the
 # loop whose iterations reuse it, and freed after it
-awk '/#pragma omp parallel$/ { p = NR } /b_B_p = calloc\(8192/ && NR == p + 2 { c = NR }
+awk '/#pragma omp parallel$/ { p = NR } /b_B_p = dojo_alloc\(8192 \* sizeof/ && NR == p + 2 { c = NR }
     /#pragma omp for$/ && c && NR == c + 1 { f = NR }
     /free\(b_B_p\)/ { if (f) ok = 1 } END { exit !ok }' "$tmp/mmb.c"
 ok $? "emit: the packed panel allocated once a thread, not once an iteration"
 
+# from here on the exact mode, compared bit for bit
 # a temporary of a parallel loop's iterations, the whole array in size:
 # once a thread too, and the values are the interpreter's
 cat > "$tmp/tp.dojo" << 'EOF2'
@@ -57,11 +64,11 @@ v f32 [64, 48] heap
      | 48 | y[{0}, {1}] = v[{0}, {1}] + v[{0}, 47 - {1}]
 EOF2
 "$PERFDOJO" emit "$tmp/tp.dojo" > "$tmp/tp.c" 2>&1
-[ "$(grep -c 'calloc(3072' "$tmp/tp.c")" = 1 ] &&
-    grep -A1 'b_v = calloc' "$tmp/tp.c" | grep -q '#pragma omp for'
+[ "$(grep -c 'dojo_alloc(3072 \* sizeof' "$tmp/tp.c")" = 1 ] &&
+    grep -A1 'b_v = dojo_alloc' "$tmp/tp.c" | grep -q '#pragma omp for'
 ok $? "emit: a parallel loop's private heap temporary, once a thread"
 "$PERFDOJO" run "$tmp/tp.dojo" > "$tmp/interp" 2>&1
-"$PERFDOJO" run --target c "$tmp/tp.dojo" > "$tmp/c" 2>&1
+"$PERFDOJO" run --target c -x "$tmp/tp.dojo" > "$tmp/c" 2>&1
 cmp -s "$tmp/interp" "$tmp/c"
 ok $? "and the C target agrees with the interpreter"
 
@@ -90,7 +97,7 @@ rc=$?
 ok $rc "emit: a vector loop's invariant reads loaded once, before it"
 [ $rc = 0 ] || sed 's/^/# /' "$tmp/inv.c"
 "$PERFDOJO" run "$tmp/inv.dojo" > "$tmp/interp" 2>&1
-"$PERFDOJO" run --target c "$tmp/inv.dojo" > "$tmp/c" 2>&1
+"$PERFDOJO" run --target c -x "$tmp/inv.dojo" > "$tmp/c" 2>&1
 cmp -s "$tmp/interp" "$tmp/c"
 ok $? "and the C target agrees with the interpreter"
 
@@ -105,7 +112,7 @@ z f64 [1] heap out
 1 | z[{0}] = 1.0000000596046448
 EOF2
 "$PERFDOJO" run "$tmp/lit.dojo" > "$tmp/interp" 2>&1
-"$PERFDOJO" run --target c "$tmp/lit.dojo" > "$tmp/c" 2>&1
+"$PERFDOJO" run --target c -x "$tmp/lit.dojo" > "$tmp/c" 2>&1
 cmp -s "$tmp/interp" "$tmp/c"
 rc=$?
 ok $rc "an f32 literal between two floats: the C target agrees with the interpreter"
@@ -117,23 +124,23 @@ ok $? "emit: an f32 literal as its float, an f64 one as its double"
 
 # outcomes
 m=$top_srcdir/tests/ref/matmul.dojo
-PERFDOJO_FAULT=crash "$PERFDOJO" run --target c "$m" 2> "$tmp/err"
+PERFDOJO_FAULT=crash "$PERFDOJO" run --target c -x "$m" 2> "$tmp/err"
 same 1 $? "a crashing kernel: status 1"
 same "perfdojo: $m: crash: Segmentation fault" "$(cat "$tmp/err")" \
     "a crashing kernel is a crash outcome"
 PERFDOJO_FAULT=hang "$PERFDOJO" run --target c --timeout 1 "$m" 2> "$tmp/err"
 same "perfdojo: $m: timeout: the time limit ran out" "$(cat "$tmp/err")" \
     "a hanging kernel is a timeout outcome"
-CC=false "$PERFDOJO" run --target c "$m" 2> "$tmp/err"
+CC=false "$PERFDOJO" run --target c -x "$m" 2> "$tmp/err"
 same "perfdojo: $m: compile error: false failed (status 1)" \
     "$(cat "$tmp/err")" "a failing compiler is a compile error outcome"
 
 # $CC is split on blanks into a command and its arguments, with no shell
-CC="env cc" "$PERFDOJO" run --target c "$m" > "$tmp/c" 2>&1 &&
+CC="env cc" "$PERFDOJO" run --target c -x "$m" > "$tmp/c" 2>&1 &&
     "$PERFDOJO" run "$m" | cmp -s - "$tmp/c"
 ok $? "a CC of two words runs the first with the second"
 mkdir "$tmp/w"
-(cd "$tmp/w" && CC='cc; touch cc-ran; cc' "$PERFDOJO" run --target c "$m" \
+(cd "$tmp/w" && CC='cc; touch cc-ran; cc' "$PERFDOJO" run --target c -x "$m" \
     > /dev/null 2> "$tmp/err")
 grep -q "^perfdojo: $m: compile error: cc; touch cc-ran; cc: timeout: failed to run command .*cc;.*: No such file or directory$" \
     "$tmp/err"
@@ -143,7 +150,7 @@ ok $? "a CC with a ';' is words, not a shell command: 'cc;' is not found"
 [ ! -e "$tmp/w/cc-ran" ]
 ok $? "no shell ran CC to compile or to ask its version"
 mkdir -p "$tmp/w/q'\$(touch pwned)'x"
-(cd "$tmp/w" && TMPDIR=$(echo "$tmp"/w/q*) "$PERFDOJO" run --target c "$m" \
+(cd "$tmp/w" && TMPDIR=$(echo "$tmp"/w/q*) "$PERFDOJO" run --target c -x "$m" \
     > "$tmp/c" 2>&1) && "$PERFDOJO" run "$m" | cmp -s - "$tmp/c" &&
     [ ! -e "$tmp/w/pwned" ]
 ok $? "a run with quotes and \$(...) in TMPDIR works and runs nothing"

@@ -4,9 +4,10 @@
 
 P=$PERFDOJO
 
-# agree FILE DESCRIPTION: the interpreter and the C target print the same
+# agree FILE DESCRIPTION: the interpreter and the C target (exact) print
+# the same
 agree() {
-	"$P" run "$1" > "$tmp/i" 2>&1 && "$P" run "$1" --target c > "$tmp/c" 2>&1
+	"$P" run "$1" > "$tmp/i" 2>&1 && "$P" run "$1" --target c --exact > "$tmp/c" 2>&1
 	ok $? "$2: both run"
 	same "$(cat "$tmp/i")" "$(cat "$tmp/c")" "$2: C agrees with the interpreter"
 }

@@ -1,0 +1,115 @@
+#!/bin/sh
+# bench_peers.sh PERFDOJO TOP: every example naive, after its move file
+# (examples/NAME.actions), and PyTorch eager on the same formulas and
+# shapes (tests/bench/peers.py), at 1 thread and at all threads, in one
+# run; the 512 matmul also against OpenBLAS (bench_gemm).  Figures are
+# printed, never asserted (doc/evaluation.md).
+#   BENCH_KERNELS   the examples (default: every one with a move file)
+#   BENCH_REPEAT    alternate rounds of move file and PyTorch (default 3)
+# The ratio torch/moves is the median of the rounds' ratios, with their
+# smallest and largest: above 1, the move file is faster.
+set -u
+P=${1:?usage: bench_peers.sh PERFDOJO TOP}
+top=${2:?usage: bench_peers.sh PERFDOJO TOP}
+repeat=${BENCH_REPEAT:-3}
+all=$(nproc)
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/perfdojo-peers.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+export PERFDOJO_DB="$tmp/m.db"
+
+# PyTorch as the build installs its packages: Debian's, with apt-get
+py=/usr/bin/python3
+if ! "$py" -c 'import torch' 2> /dev/null; then
+	sudo=""
+	[ "$(id -u)" = 0 ] || sudo=sudo
+	echo "bench-peers: installing python3-torch" >&2
+	DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq \
+	    --no-install-recommends python3-torch >&2 || true
+fi
+torch=yes
+"$py" -c 'import torch' 2> /dev/null || {
+	torch=no
+	echo "bench-peers: PEER MISSING: PyTorch (python3-torch could not be" \
+	    "installed); its columns are empty" >&2
+}
+
+kernels=${BENCH_KERNELS:-}
+if [ -z "$kernels" ]; then
+	for a in "$top"/examples/*.actions; do
+		n=$(basename "$a" .actions)
+		[ -f "$top/examples/$n.dojo" ] && kernels="$kernels $n"
+	done
+fi
+
+# field JSON NAME: a number of perfdojo measure --json
+field() {
+	sed -n "s/.*\"$2\": \([-0-9.e+]*\).*/\1/p" "$1"
+}
+
+# measure FILE THREADS OUT: the median in ns (empty when it failed)
+measure() {
+	"$P" measure "$1" -n "$2" --fresh --json > "$3" 2> "$3.err" || true
+	field "$3" median_ns
+}
+
+printf '%-15s %3s %11s %11s %11s %8s %8s %-17s %s\n' kernel thr "naive_us" \
+    "moves_us" "torch_us" "GFLOP/s" "naive/mv" "torch/moves" "(min-max)"
+for k in $kernels; do
+	"$P" apply "$top/examples/$k.dojo" --actions "$top/examples/$k.actions" \
+	    -o "$tmp/$k.dojo" 2> "$tmp/err" || {
+		echo "$k: the move file does not apply: $(cat "$tmp/err")"
+		continue
+	}
+	for t in 1 $all; do
+		[ "$t" = 1 ] || [ "$all" != 1 ] || continue
+		naive=$(measure "$top/examples/$k.dojo" "$t" "$tmp/naive.json")
+		ratios="" moves="" torches=""
+		r=0
+		while [ $r -lt "$repeat" ]; do
+			r=$((r + 1))
+			m=$(measure "$tmp/$k.dojo" "$t" "$tmp/moves.json")
+			[ -n "$m" ] || { sed 's/^/# /' "$tmp/moves.json.err"; break; }
+			moves="$moves $m"
+			[ $torch = yes ] || continue
+			p=$("$py" "$top/tests/bench/peers.py" "$k" "$t" | awk '{ print $3 }')
+			[ -n "$p" ] || continue
+			torches="$torches $p"
+			ratios="$ratios $(echo "$p $m" | awk '{ printf "%.4f", $1 / $2 }')"
+		done
+		ops=$(field "$tmp/moves.json" ops)
+		echo "$k $t ${naive:-0} ${ops:-0} |$moves |$torches |$ratios" | awk '
+		function med(s,   a, n, i, j, x) {
+			n = split(s, a, " ")
+			for (i = 2; i <= n; i++)
+				for (j = i; j > 1 && a[j - 1] + 0 > a[j] + 0; j--) {
+					x = a[j]; a[j] = a[j - 1]; a[j - 1] = x
+				}
+			lo = a[1]; hi = a[n]
+			return n ? a[int((n + 1) / 2)] : ""
+		}
+		{
+			split($0, part, "|")
+			split(part[1], h, " ")
+			m = med(part[2]); t = med(part[3]); r = med(part[4])
+			rl = lo; rh = hi
+			printf "%-15s %3d %11.1f %11.1f %11s %8.2f %8.2f %-17s %s\n",
+			    h[1], h[2], h[3] / 1e3, m / 1e3,
+			    t == "" ? "-" : sprintf("%.1f", t / 1e3),
+			    m > 0 ? h[4] / m : 0, m > 0 ? h[3] / m : 0,
+			    r == "" ? "-" : sprintf("%.2fx", r),
+			    r == "" ? "" : sprintf("(%.2f-%.2f, %d rounds)", rl, rh,
+			    split(part[4], z, " "))
+		}'
+	done
+done
+
+# the 512 matmul against OpenBLAS, with the matmul's move file
+gemm=$(dirname "$P")/tests/bench/bench_gemm
+if [ -x "$gemm" ] && [ -f "$top/examples/matmul.actions" ]; then
+	echo
+	echo "the 512 matmul against OpenBLAS cblas_sgemm (bench_gemm):"
+	"$gemm" "$top/examples/matmul.dojo" "$top/examples/matmul.actions"
+else
+	echo "bench-peers: PEER MISSING: OpenBLAS (bench_gemm is not built:" \
+	    "libopenblas-dev, make bench-peers builds it)" >&2
+fi

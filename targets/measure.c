@@ -231,6 +231,39 @@ static const char migrate_1[] =
 	"UPDATE measurements SET runs = 1, spread = 0, disturbed = 0"
 	" WHERE outcome = 'ok';";
 
+/* Whether the tables of a database that says it is of schema 2 have the
+ * columns this code reads and writes (a file written by a development
+ * build may not): 0, or -1 with the reason in "why". */
+static int
+db_columns(struct db *db, char *why, size_t len)
+{
+	static const char *const probes[] = {
+		"SELECT state, fingerprint, outcome, message, median_ns, "
+		"ci_low_ns, ci_high_ns, reps, measured_at, runs, spread, "
+		"disturbed FROM measurements LIMIT 0",
+		"SELECT id, state, fingerprint, began, ended, median_ns, "
+		"ci_low_ns, ci_high_ns, reps, threads, load_before, load_after, "
+		"nivcsw, cpu_s, wall_s, delay_s, disturbed, why, source, "
+		"stolen_s FROM runs LIMIT 0",
+		"SELECT fingerprint, gflops, measured_at FROM peaks LIMIT 0",
+		"SELECT state, reference, fingerprint, speedup, low, high, "
+		"pairs, disturbed, measured_at FROM speedups LIMIT 0",
+	};
+	sqlite3_stmt *st;
+	size_t i;
+
+	for (i = 0; i < sizeof probes / sizeof *probes; i++) {
+		if (sqlite3_prepare_v2(db->h, probes[i], -1, &st, NULL) !=
+		    SQLITE_OK) {
+			snprintf(why, len, "not the tables of schema %d (%s)",
+			    DOJO_MEASURE_SCHEMA, sqlite3_errmsg(db->h));
+			return -1;
+		}
+		sqlite3_finalize(st);
+	}
+	return 0;
+}
+
 /* Bring the database to schema 2: 0, or -1 with the reason in "why". */
 static int
 db_schema(struct db *db, char *why, size_t len)
@@ -248,7 +281,7 @@ db_schema(struct db *db, char *why, size_t len)
 		return -1;
 	}
 	if (version == DOJO_MEASURE_SCHEMA)
-		return 0;
+		return db_columns(db, why, len);
 	if (db_exec(db, "BEGIN IMMEDIATE") != SQLITE_OK)
 		goto fail;
 	/* another process may have migrated it meanwhile */

@@ -12,10 +12,13 @@ export GIT_AUTHOR_NAME GIT_AUTHOR_EMAIL
 
 # the same seed walks the same path when the database knows every state
 # it measured; a state whose runs were all disturbed (a busy machine) is
-# measured again, and may come out otherwise
+# measured again, and may come out otherwise; so is a speedup confirmed
+# in disturbed or too few pairs, and the best may then be another
 known() {
 	[ "$(sqlite3 "$PERFDOJO_DB" "SELECT count(*) FROM measurements
-	    WHERE disturbed = 1")" = 0 ]
+	    WHERE disturbed = 1")" = 0 ] &&
+	    [ "$(sqlite3 "$PERFDOJO_DB" "SELECT count(*) FROM speedups
+	    WHERE disturbed = 1 OR pairs < 3")" = 0 ]
 }
 same_path() {	# EXPECTED ACTUAL DESCRIPTION
 	if known; then

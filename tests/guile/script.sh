@@ -127,6 +127,7 @@ for t in api errors agents; do
 	same 0 "$st" "tests/guile/$t.scm in perfdojo script: exits 0"
 	grep -q '^not ok' out
 	same 1 $? "tests/guile/$t.scm in perfdojo script: every test passes"
+	grep -A4 '^not ok' out | sed 's/^/# /' | head -n 40
 done
 
 done_testing

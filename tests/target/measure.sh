@@ -161,6 +161,18 @@ grep -q "schema 99 is newer than this perfdojo's (2); measuring without the data
     "$tmp/n.err"
 ok $? "... saying why"
 same "99" "$(sqlite3 "$tmp/new.db" "PRAGMA user_version")" "... and not touched"
+# schema 2 by its number, without a column (a development build's file)
+sqlite3 "$tmp/dev.db" "PRAGMA user_version = 2; CREATE TABLE measurements (state,
+    fingerprint, outcome, message, median_ns, ci_low_ns, ci_high_ns, reps,
+    measured_at, runs, spread, disturbed); CREATE TABLE runs (id, state,
+    fingerprint, median_ns); CREATE TABLE peaks (fingerprint, gflops,
+    measured_at); CREATE TABLE speedups (state, reference, fingerprint,
+    speedup, low, high, pairs, disturbed, measured_at)"
+"$PERFDOJO" measure --json --db "$tmp/dev.db" "$k" > "$tmp/d" 2> "$tmp/d.err"
+ok $? "a schema-2 database without a column: measured without it"
+grep -q "not the tables of schema 2 (no such column: .*); measuring without the database" \
+    "$tmp/d.err" && grep -q '"stored": false' "$tmp/d"
+ok $? "... saying why, in one line"
 cp "$PERFDOJO_DB" "$tmp/ro.db"
 chmod a-w "$tmp/ro.db"
 if [ "$(id -u)" -ne 0 ]; then

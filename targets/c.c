@@ -57,6 +57,59 @@ strides(dojo_program *prog, int b, int64_t *stride)
 	return s;
 }
 
+/* The largest value of the iterator of the scope at "depth" around the
+ * code being emitted (its extent less one). */
+static int64_t
+iterator_max(struct emit *e, int depth)
+{
+	dojo_node *scope = dojo_program_lookup(e->prog, e->path, depth + 1);
+
+	return scope && dojo_node_kind(scope) != DOJO_OP ?
+	    dojo_node_size(scope) - 1 : INT64_MAX / 4;
+}
+
+/* The slot of a folded dimension, (c + sum coef_t i_t) % fold: the
+ * terms whose coefficient is a multiple of the fold dropped and no % at
+ * all when the rest lies in [0, fold) (codegen 4: GCC turns a % of a
+ * vector loop's iterator into gathers and scatters). */
+static void
+emit_slot(struct emit *e, int64_t c, const int *depth, const int64_t *coef,
+    int n, int64_t fold, int64_t stride, bool first)
+{
+	int64_t lo = c, hi = c, m;
+	bool drop[DOJO_MAX_DEPTH] = { false }, ok = true;
+	int t;
+
+	for (t = 0; t < n; t++) {
+		if (coef[t] > 0 && coef[t] % fold == 0) {
+			drop[t] = true;
+			continue;
+		}
+		m = iterator_max(e, depth[t]);
+		if (m > INT64_MAX / 8 / (coef[t] < 0 ? -coef[t] : coef[t] + 1))
+			ok = false;
+		else if (coef[t] > 0)
+			hi += coef[t] * m;
+		else
+			lo += coef[t] * m;
+	}
+	/* dropping multiples of the fold keeps the remainder only when
+	 * what is left is not negative */
+	if (!ok || lo < 0)
+		memset(drop, 0, sizeof drop);
+	dojo_strbuf_printf(e->sb, "%s(%s%" PRId64, first ? "" : " + ",
+	    ok && lo >= 0 && hi < fold ? "" : "(", c);
+	for (t = 0; t < n; t++)
+		if (!drop[t])
+			dojo_strbuf_printf(e->sb, " + %" PRId64 " * i%d",
+			    coef[t], depth[t]);
+	if (ok && lo >= 0 && hi < fold)
+		dojo_strbuf_printf(e->sb, ") * %" PRId64, stride);
+	else
+		dojo_strbuf_printf(e->sb, ") %% %" PRId64 ") * %" PRId64,
+		    fold, stride);
+}
+
 static void
 emit_offset(struct emit *e, const dojo_access *acc)
 {
@@ -69,14 +122,8 @@ emit_offset(struct emit *e, const dojo_access *acc)
 	for (d = 0; d < dojo_access_n_indices(acc); d++) {
 		n = dojo_access_index(acc, d, &c, depth, coef);
 		if (dojo_buffer_fold(e->prog, b, d)) {
-			/* a folded dimension: its slot */
-			dojo_strbuf_printf(e->sb, "%s((%" PRId64, first ? "" :
-			    " + ", c);
-			for (t = 0; t < n; t++)
-				dojo_strbuf_printf(e->sb, " + %" PRId64 " * i%d",
-				    coef[t], depth[t]);
-			dojo_strbuf_printf(e->sb, ") %% %" PRId64 ") * %" PRId64,
-			    dojo_buffer_fold(e->prog, b, d), stride[d]);
+			emit_slot(e, c, depth, coef, n,
+			    dojo_buffer_fold(e->prog, b, d), stride[d], first);
 			first = 0;
 			continue;
 		}

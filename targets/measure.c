@@ -590,12 +590,44 @@ db_unlock(struct db *db)
 	if (db->lock >= 0)
 		flock(db->lock, LOCK_UN);
 }
+double
+dojo_buffer_rms(dojo_data *data, int b, enum dojo_dtype t)
+{
+	uint64_t i, n = dojo_data_count(data, b), k = 0;
+	double s = 0, v;
+
+	if (t != DOJO_F32 && t != DOJO_F64)
+		return 0;
+	for (i = 0; i < n; i++) {
+		v = t == DOJO_F32 ? ((float *)dojo_data_buffer(data, b))[i] :
+		    ((double *)dojo_data_buffer(data, b))[i];
+		if (isfinite(v)) {
+			s += v * v;
+			k++;
+		}
+	}
+	return k ? sqrt(s / (double)k) : 0;
+}
+
+bool
+dojo_close_enough(enum dojo_dtype t, double want, double got, double rms)
+{
+	if (want == got || (isnan(want) && isnan(got)))
+		return true;
+	if (t == DOJO_F32)
+		return fabs(want - got) <= 1e-4 * (fabs(want) + rms) + 1e-5;
+	if (t == DOJO_F64)
+		return fabs(want - got) <= 1e-10 * (fabs(want) + rms) + 1e-12;
+	return false;
+}
+
 bool
 dojo_outputs_agree(dojo_program *prog, dojo_data *got, dojo_program *ref,
     dojo_data *want, char *msg, size_t size)
 {
 	uint64_t i, n;
-	double x, y, tol;
+	int64_t gi, wi;
+	double x, y, rms;
 	int b, r;
 
 	for (b = 0; b < dojo_program_n_buffers(prog); b++) {
@@ -608,30 +640,34 @@ dojo_outputs_agree(dojo_program *prog, dojo_data *got, dojo_program *ref,
 		if (r < 0)
 			continue;
 		n = dojo_data_count(got, b);
+		rms = dojo_buffer_rms(want, r, t);
 		for (i = 0; i < n; i++) {
 			switch (t) {
 			case DOJO_F32:
 				x = ((float *)dojo_data_buffer(got, b))[i];
 				y = ((float *)dojo_data_buffer(want, r))[i];
-				tol = 1e-4 * fabs(y) + 1e-5;
 				break;
 			case DOJO_F64:
 				x = ((double *)dojo_data_buffer(got, b))[i];
 				y = ((double *)dojo_data_buffer(want, r))[i];
-				tol = 1e-10 * fabs(y) + 1e-12;
 				break;
 			case DOJO_I32:
 				x = ((int32_t *)dojo_data_buffer(got, b))[i];
 				y = ((int32_t *)dojo_data_buffer(want, r))[i];
-				tol = 0;
 				break;
 			default:
-				x = (double)((int64_t *)dojo_data_buffer(got, b))[i];
-				y = (double)((int64_t *)dojo_data_buffer(want, r))[i];
-				tol = 0;
-				break;
+				/* as integers: a double holds no int64 exactly */
+				gi = ((int64_t *)dojo_data_buffer(got, b))[i];
+				wi = ((int64_t *)dojo_data_buffer(want, r))[i];
+				if (gi == wi)
+					continue;
+				snprintf(msg, size, "%s[%llu] is %lld, expected "
+				    "%lld", dojo_buffer_name(prog, b),
+				    (unsigned long long)i, (long long)gi,
+				    (long long)wi);
+				return false;
 			}
-			if (fabs(x - y) > tol || (isnan(x) != isnan(y))) {
+			if (!dojo_close_enough(t, y, x, rms)) {
 				snprintf(msg, size, "%s[%llu] "
 				    "is %.9g, expected %.9g",
 				    dojo_buffer_name(prog, b),

@@ -84,11 +84,22 @@ struct dojo_measure_ratio {
 
 /* Default options: C target, 1% precision in a run, 3 runs of at most
  * 2/3 s, a 60 s limit, $OMP_NUM_THREADS or all cores. */
+/* The tolerance of doc/measure.md: whether an element "got" agrees with
+ * the expected "want" of an array of type "t" whose expected values have
+ * the root mean square "rms" (dojo_buffer_rms): f32 within 1e-4 (|want| +
+ * rms) + 1e-5, f64 within 1e-10 (|want| + rms) + 1e-12, NaN where NaN,
+ * integers exactly.  The rms term covers sums whose partial results are
+ * far larger than the result. */
+bool dojo_close_enough(enum dojo_dtype t, double want, double got,
+    double rms);
+/* The root mean square of the finite values of buffer "b" (of type "t")
+ * of "data"; 0 for integers. */
+double dojo_buffer_rms(__dojo_keep dojo_data *data, int b, enum dojo_dtype t);
+
 /* Whether the out and inout arrays of "got" (kernel "prog") agree with
  * those of "want" (kernel "ref", the same arrays by name) within the
- * tolerance of doc/measure.md: f32 1e-4 |y| + 1e-5, f64 1e-10 |y| +
- * 1e-12, integers exactly, NaN where NaN.  false with the first element
- * that does not, "y[3] is 1.5, expected 1.25", into "msg". */
+ * tolerance (dojo_close_enough).  false with the first element that does
+ * not, "y[3] is 1.5, expected 1.25", into "msg". */
 bool dojo_outputs_agree(__dojo_keep dojo_program *prog,
     __dojo_keep dojo_data *got, __dojo_keep dojo_program *ref,
     __dojo_keep dojo_data *want, char *msg, size_t size);

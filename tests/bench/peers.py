@@ -3,8 +3,16 @@
 # PyTorch eager (Debian python3-torch) on the example KERNEL, the same
 # formulas and shapes as examples/KERNEL.dojo, f32, with THREADS threads.
 # Prints "NAME THREADS MEDIAN_NS REPS"; exits 2 when torch is missing.
+import os
 import sys
 import time
+
+# torch.set_num_threads does not reach the BLAS under torch.mm (Debian's
+# torch calls OpenBLAS, whose threads follow its own variable, read when
+# it loads): the thread count goes to every pool before torch starts
+if len(sys.argv) > 2 and sys.argv[2].isdigit():
+    for v in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ[v] = sys.argv[2]
 
 try:
     import torch

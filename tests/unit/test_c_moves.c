@@ -1,8 +1,13 @@
 /* test_c_moves.c: generated C agrees with the interpreter on random legal
- * move sequences (every flag included) of every example.
+ * move sequences (every flag included) of every example, and after each
+ * example's move file.
  *
- * usage: test_c_moves FILE.dojo...  (TAP)
- * DOJO_C_SEQUENCES (default 8) sequences of up to 15 moves per file. */
+ * usage: test_c_moves FILE.dojo... DIR/NAME.actions...  (TAP)
+ * DOJO_C_SEQUENCES (default 8) sequences of up to 15 moves per kernel
+ * file; a move file is applied, each move checked legal, to DIR/NAME.dojo
+ * (NAME up to a '-': matmul-blocked.actions is of matmul.dojo), and the
+ * result compared in the exact mode (bit for bit unless a move
+ * reassociated a sum) and in the fast mode (within the tolerance). */
 #include "config.h"
 
 #include "ir/data.h"
@@ -47,9 +52,10 @@ step(dojo_program *p, char *text, size_t len, bool *reassoc)
 	return next;
 }
 
-/* Outputs of the C target against the interpreter's on the same program. */
+/* Outputs of the C target, in the exact mode or not, against the
+ * interpreter's on the same program. */
 static bool
-agrees(dojo_program *p, bool tolerant, char *why, size_t len)
+agrees_in(dojo_program *p, bool exact, bool tolerant, char *why, size_t len)
 {
 	struct dojo_run_options opt = { NULL, NULL, 60, DOJO_RUN_MEMORY, false,
 		0, 0, 0, 0 };
@@ -64,7 +70,7 @@ agrees(dojo_program *p, bool tolerant, char *why, size_t len)
 	}
 	dojo_data_randomize(a, 3);
 	dojo_data_randomize(b, 3);
-	opt.exact = true;	/* bit for bit, unless a sum is reassociated */
+	opt.exact = exact;
 	if (dojo_interp_run(p, a) < 0 || dojo_c_run(p, b, &opt, &res) < 0) {
 		snprintf(why, len, "%s", dojo_error_last());
 		ok = false;
@@ -83,6 +89,81 @@ out:
 	return ok;
 }
 
+/* In the exact mode: bit for bit, unless a sum is reassociated. */
+static bool
+agrees(dojo_program *p, bool tolerant, char *why, size_t len)
+{
+	return agrees_in(p, true, tolerant, why, len);
+}
+
+/* The move file "path" on its kernel: 0 when it applies and both modes
+ * agree, else 1 after saying why. */
+static int
+move_file(const char *path, int *n)
+{
+	char kernel[4096], line[512], why[1024], *q;
+	const char *base = strrchr(path, '/');
+	struct dojo_action a;
+	dojo_legality *mv;
+	dojo_program *p, *next;
+	bool reassoc = false, ok;
+	FILE *f;
+	size_t dir = base ? (size_t)(base - path + 1) : 0;
+	int lineno = 0;
+
+	base = base ? base + 1 : path;
+	snprintf(kernel, sizeof kernel, "%.*s%.*s.dojo", (int)dir, path,
+	    (int)strcspn(base, "-."), base);
+	p = dojo_program_read_file(kernel);
+	f = fopen(path, "r");
+	while (p && f && fgets(line, sizeof line, f)) {
+		lineno++;
+		if ((q = strchr(line, '#')))
+			*q = '\0';
+		line[strcspn(line, "\n")] = '\0';
+		for (q = line; *q == ' '; q++)
+			;
+		if (!*q)
+			continue;
+		mv = dojo_legality_new(p, dojo_target_machine("c"));
+		next = NULL;
+		if (mv && dojo_action_parse(&a, q) == 0) {
+			next = dojo_legality_apply(mv, &a);
+			reassoc |= next && dojo_legality_reassociates(mv, &a);
+		}
+		if (!next)
+			printf("#   %s:%d: %s\n", path, lineno,
+			    dojo_error_last());
+		dojo_legality_free(mv);
+		dojo_program_free(p);
+		p = next;
+	}
+	if (f)
+		fclose(f);
+	ok = p && f;
+	printf("%sok %d - %s applies to %s\n", ok ? "" : "not ", ++*n, path,
+	    kernel);
+	if (!ok) {
+		dojo_program_free(p);
+		return 1;
+	}
+	ok = agrees_in(p, true, reassoc, why, sizeof why);
+	printf("%sok %d - %s: the exact mode agrees with the interpreter "
+	    "%s\n", ok ? "" : "not ", ++*n, path, reassoc ?
+	    "(a sum reassociated: within the tolerance)" : "bit for bit");
+	if (!ok)
+		printf("#   %s\n", why);
+	if (ok) {
+		ok = agrees_in(p, false, true, why, sizeof why);
+		printf("%sok %d - %s: the fast mode agrees with the interpreter "
+		    "within the tolerance\n", ok ? "" : "not ", ++*n, path);
+		if (!ok)
+			printf("#   %s\n", why);
+	}
+	dojo_program_free(p);
+	return !ok;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -94,6 +175,11 @@ main(int argc, char **argv)
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	for (i = 1; i < argc; i++) {
+		len = (int)strlen(argv[i]);
+		if (len > 8 && strcmp(argv[i] + len - 8, ".actions") == 0) {
+			failed |= move_file(argv[i], &n);
+			continue;
+		}
 		bad = 0;
 		for (s = 0; s < nseq; s++) {
 			p = dojo_program_read_file(argv[i]);

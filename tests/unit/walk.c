@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include "tests/unit/walk.h"
+#include "targets/measure.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -49,17 +50,6 @@ walk_actions_moves(const struct walk_actions *acts, int *out, int max)
 	return n;
 }
 
-/* Whether "x" (expected) and "y" agree within the tolerance of type "t". */
-static bool
-close_enough(enum dojo_dtype t, double x, double y)
-{
-	if (x == y || (isnan(x) && isnan(y)))
-		return true;
-	if (t == DOJO_F32)
-		return fabs(x - y) <= 1e-4 * fabs(x) + 1e-5;
-	return fabs(x - y) <= 1e-10 * fabs(x) + 1e-12;
-}
-
 bool
 walk_outputs_agree(dojo_program *pa, dojo_data *a, dojo_program *pb,
     dojo_data *b, bool tolerant, char *why, size_t len)
@@ -71,7 +61,7 @@ walk_outputs_agree(dojo_program *pa, dojo_data *a, dojo_program *pb,
 		enum dojo_role r = dojo_buffer_role(pa, i);
 		enum dojo_dtype t = dojo_buffer_dtype(pa, i);
 		const char *name = dojo_buffer_name(pa, i);
-		double x, y;
+		double x, y, rms;
 
 		if (r != DOJO_OUT && r != DOJO_INOUT)
 			continue;
@@ -85,6 +75,7 @@ walk_outputs_agree(dojo_program *pa, dojo_data *a, dojo_program *pb,
 		if (!memcmp(dojo_data_buffer(a, i), dojo_data_buffer(b, j),
 		    n * dojo_dtype_size(t)))
 			continue;
+		rms = dojo_buffer_rms(a, i, t);
 		for (k = 0; k < n; k++) {
 			switch (t) {
 			case DOJO_F32:
@@ -112,7 +103,8 @@ walk_outputs_agree(dojo_program *pa, dojo_data *a, dojo_program *pb,
 				return false;
 			}
 			if (t == DOJO_I32 ? x == y : tolerant ?
-			    close_enough(t, x, y) : !memcmp(&x, &y, sizeof x))
+			    dojo_close_enough(t, x, y, rms) :
+			    !memcmp(&x, &y, sizeof x))
 				continue;
 			snprintf(why, len, "'%s'[%llu] = %.17g, expected %.17g%s",
 			    name, (unsigned long long)k, y, x,

@@ -6,6 +6,7 @@
 # printed, never asserted (doc/evaluation.md).
 #   BENCH_KERNELS   the examples (default: every one with a move file)
 #   BENCH_REPEAT    alternate rounds of move file and PyTorch (default 3)
+#   BENCH_RAW       a file that keeps each row's raw times (appended)
 # The ratio torch/moves is the median of the rounds' ratios, with their
 # smallest and largest: above 1, the move file is faster.
 set -u
@@ -52,8 +53,8 @@ measure() {
 	field "$3" median_ns
 }
 
-printf '%-15s %3s %11s %11s %11s %8s %8s %-17s %s\n' kernel thr "naive_us" \
-    "moves_us" "torch_us" "GFLOP/s" "naive/mv" "torch/moves" "(min-max)"
+printf '%-15s %3s %11s %11s %11s %8s %8s %-11s %s\n' kernel thr "naive_us" \
+    "moves_us" "torch_us" "GFLOP/s" "naive/mv" "torch/mv" "(min-max)"
 for k in $kernels; do
 	"$P" apply "$top/examples/$k.dojo" --actions "$top/examples/$k.actions" \
 	    -o "$tmp/$k.dojo" 2> "$tmp/err" || {
@@ -77,29 +78,35 @@ for k in $kernels; do
 			ratios="$ratios $(echo "$p $m" | awk '{ printf "%.4f", $1 / $2 }')"
 		done
 		ops=$(field "$tmp/moves.json" ops)
-		echo "$k $t ${naive:-0} ${ops:-0} |$moves |$torches |$ratios" | awk '
+		echo "$k $t ${naive:-0} ${ops:-0} |$moves |$torches |$ratios" |
+		    tee -a "${BENCH_RAW:-/dev/null}" | awk '
+		# the median of the numbers of "s", their least into lo and
+		# their largest into hi
 		function med(s,   a, n, i, j, x) {
 			n = split(s, a, " ")
 			for (i = 2; i <= n; i++)
 				for (j = i; j > 1 && a[j - 1] + 0 > a[j] + 0; j--) {
 					x = a[j]; a[j] = a[j - 1]; a[j - 1] = x
 				}
-			lo = a[1]; hi = a[n]
+			lo = a[1]; hi = a[n]; cnt = n
 			return n ? a[int((n + 1) / 2)] : ""
 		}
 		{
 			split($0, part, "|")
 			split(part[1], h, " ")
 			m = med(part[2]); t = med(part[3]); r = med(part[4])
-			rl = lo; rh = hi
-			printf "%-15s %3d %11.1f %11.1f %11s %8.2f %8.2f %-17s %s\n",
-			    h[1], h[2], h[3] / 1e3, m / 1e3,
-			    t == "" ? "-" : sprintf("%.1f", t / 1e3),
-			    m > 0 ? h[4] / m : 0, m > 0 ? h[3] / m : 0,
-			    r == "" ? "-" : sprintf("%.2fx", r),
-			    r == "" ? "" : sprintf("(%.2f-%.2f, %d rounds)", rl, rh,
-			    split(part[4], z, " "))
+			gf = 0; nm = 0
+			if (m > 0) { gf = h[4] / m; nm = h[3] / m }
+			ts = "-"; rs = "-"; rr = ""
+			if (t != "") ts = sprintf("%.1f", t / 1e3)
+			if (r != "") {
+				rs = sprintf("%.2fx", r)
+				rr = sprintf("(%.2f-%.2f, %d rounds)", lo, hi, cnt)
+			}
+			printf "%-15s %3d %11.1f %11.1f %11s %8.2f %8.2f %-11s %s\n", \
+			    h[1], h[2], h[3] / 1e3, m / 1e3, ts, gf, nm, rs, rr
 		}'
+
 	done
 done
 

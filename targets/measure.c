@@ -594,7 +594,7 @@ double
 dojo_buffer_rms(dojo_data *data, int b, enum dojo_dtype t)
 {
 	uint64_t i, n = dojo_data_count(data, b), k = 0;
-	double s = 0, v;
+	double s = 0, v, top = 0;
 
 	if (t != DOJO_F32 && t != DOJO_F64)
 		return 0;
@@ -603,10 +603,12 @@ dojo_buffer_rms(dojo_data *data, int b, enum dojo_dtype t)
 		    ((double *)dojo_data_buffer(data, b))[i];
 		if (isfinite(v)) {
 			s += v * v;
+			top = fabs(v) > top ? fabs(v) : top;
 			k++;
 		}
 	}
-	return k ? sqrt(s / (double)k) : 0;
+	/* squares past the double range: the largest magnitude instead */
+	return !k ? 0 : isfinite(s) ? sqrt(s / (double)k) : top;
 }
 
 bool

@@ -93,7 +93,8 @@ struct dojo_measure_ratio {
 bool dojo_close_enough(enum dojo_dtype t, double want, double got,
     double rms);
 /* The root mean square of the finite values of buffer "b" (of type "t")
- * of "data"; 0 for integers. */
+ * of "data" (their largest magnitude when the squares overflow); 0 for
+ * integers. */
 double dojo_buffer_rms(__dojo_keep dojo_data *data, int b, enum dojo_dtype t);
 
 /* Whether the out and inout arrays of "got" (kernel "prog") agree with

@@ -110,9 +110,9 @@ awk '{ match($0, /"speedup_low": [0-9.]+/); lo = substr($0, RSTART + 15, RLENGTH
     "$tmp/self" || grep -q '"speedup_disturbed": true' "$tmp/self"
 rc=$?
 # (within 10%: the strided copy against itself came out 1.08, [1.04,
-# 1.13], in 6 clean pairs under make -j2 check, and 1.05-1.07 on a quiet
-# machine: a bias of the pairs that swapping the kernels' copies of the
-# arguments did not remove; doc/evaluation.md)
+# 1.13], in 6 clean pairs under make -j2 check, and 1.05-1.07 three times
+# beside another test suite: a bias of the pairs on this kernel that
+# swapping the kernels' copies of the arguments did not remove)
 ok $rc "a kernel against itself: 1 within its interval, or within 10% (or flagged)"
 [ $rc = 0 ] || sed 's/^/# /' "$tmp/self"
 "$PERFDOJO" apply "$st" 'swap 0' > "$tmp/fast.dojo"

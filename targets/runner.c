@@ -1021,8 +1021,12 @@ run_kernels(struct dojo_c_kernel **k, dojo_data **data, int nk,
 		else if (opt && opt->time)
 			child_time(kernel[0], m[0].args, m[0].argbytes,
 			    m[0].inout, m[0].n, opt, &rep[0]);
-		else
+		else {
 			kernel[0](m[0].args);
+			if (getenv("PERFDOJO_FAULT") && m[0].n > 0 &&
+			    !strcmp(getenv("PERFDOJO_FAULT"), "wrong"))
+				memset(m[0].args[m[0].n - 1], 0x55, 4);
+		}
 		_exit(0);
 	}
 	while (waitpid(pid, &st, 0) < 0)

@@ -131,6 +131,12 @@ same "perfdojo: $m: crash: Segmentation fault" "$(cat "$tmp/err")" \
 PERFDOJO_FAULT=hang "$PERFDOJO" run --target c --timeout 1 "$m" 2> "$tmp/err"
 same "perfdojo: $m: timeout: the time limit ran out" "$(cat "$tmp/err")" \
     "a hanging kernel is a timeout outcome"
+PERFDOJO_FAULT=wrong "$PERFDOJO" run --target c --check "$m" > /dev/null \
+    2> "$tmp/err"
+same 1 $? "run --check: a wrong answer is status 1"
+grep -q "^perfdojo: $m: wrong answer (fast mode): C\[0\] is .*, expected .*$" \
+    "$tmp/err"
+ok $? "... naming the first element out of the tolerance"
 CC=false "$PERFDOJO" run --target c -x "$m" 2> "$tmp/err"
 same "perfdojo: $m: compile error: false failed (status 1)" \
     "$(cat "$tmp/err")" "a failing compiler is a compile error outcome"

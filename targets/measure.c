@@ -909,8 +909,7 @@ judge(struct dojo_measure_run *r, const struct dojo_run_result *res,
 	else
 		r->disturbed = false;
 	/* the test-only switch of doc/measure.md */
-	if (getenv("PERFDOJO_FAULT") &&
-	    !strcmp(getenv("PERFDOJO_FAULT"), "disturbed") && !r->disturbed) {
+	if (dojo_fault_is("disturbed") && !r->disturbed) {
 		r->disturbed = true;
 		snprintf(r->why, sizeof r->why, "PERFDOJO_FAULT=disturbed");
 	}

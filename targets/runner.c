@@ -696,6 +696,23 @@ child_threads(const struct dojo_run_options *opt)
 	setenv("OMP_WAIT_POLICY", DOJO_RUN_WAIT_POLICY, 0);
 }
 
+bool
+dojo_fault_is(const char *name)
+{
+	const char *fault = getenv("PERFDOJO_FAULT");
+
+	return fault && strcmp(fault, name) == 0;
+}
+
+/* The test-only fault "wrong": the first bytes of the last of the "n"
+ * arguments "args" (an output) garbled after a run. */
+static void
+fault_wrong(void **args, int n)
+{
+	if (n > 0 && dojo_fault_is("wrong"))
+		memset(args[n - 1], 0x55, 4);
+}
+
 /* The test-only fault "busy": a process that spins on the processor of
  * the calling thread, which stays there; its pid, or -1. */
 static pid_t
@@ -737,7 +754,6 @@ child_time(void (*kernel)(void **), void **args, const size_t *bytes,
 {
 	void **pristine = calloc(n + 1, sizeof *pristine);
 	void **scratch = calloc(n + 1, sizeof *scratch);
-	const char *fault = getenv("PERFDOJO_FAULT");
 	struct rusage r0, r1;
 	struct sched_snapshot *s0 = malloc(sizeof *s0), *s1 = malloc(sizeof *s1);
 	double w0;
@@ -748,8 +764,7 @@ child_time(void (*kernel)(void **), void **args, const size_t *bytes,
 		if (inout[a] && (pristine[a] = malloc(bytes[a])))
 			memcpy(pristine[a], args[a], bytes[a]);
 	kernel(args);
-	if (fault && !strcmp(fault, "wrong") && n > 0)
-		memset(args[n - 1], 0x55, 4);
+	fault_wrong(args, n);
 	/* time on scratch copies of the outputs */
 	for (a = 0; scratch && a < n; a++) {
 		scratch[a] = malloc(bytes[a]);
@@ -758,7 +773,7 @@ child_time(void (*kernel)(void **), void **args, const size_t *bytes,
 			    bytes[a]);
 	}
 	rep->threads = count_threads();
-	if (fault && !strcmp(fault, "busy"))
+	if (dojo_fault_is("busy"))
 		busy = start_competitor();
 	if (s0)
 		sched_snapshot(s0);
@@ -1008,11 +1023,9 @@ run_kernels(struct dojo_c_kernel **k, dojo_data **data, int nk,
 				_exit(4);
 		}
 		/* the test-only fault switch: a crash or a hang on demand */
-		if (getenv("PERFDOJO_FAULT") &&
-		    !strcmp(getenv("PERFDOJO_FAULT"), "crash"))
+		if (dojo_fault_is("crash"))
 			raise(SIGSEGV);
-		if (getenv("PERFDOJO_FAULT") &&
-		    !strcmp(getenv("PERFDOJO_FAULT"), "hang"))
+		if (dojo_fault_is("hang"))
 			for (;;)
 				pause();
 		if (nk == 2 && opt && opt->time)
@@ -1023,9 +1036,7 @@ run_kernels(struct dojo_c_kernel **k, dojo_data **data, int nk,
 			    m[0].inout, m[0].n, opt, &rep[0]);
 		else {
 			kernel[0](m[0].args);
-			if (getenv("PERFDOJO_FAULT") && m[0].n > 0 &&
-			    !strcmp(getenv("PERFDOJO_FAULT"), "wrong"))
-				memset(m[0].args[m[0].n - 1], 0x55, 4);
+			fault_wrong(m[0].args, m[0].n);
 		}
 		_exit(0);
 	}

@@ -49,6 +49,10 @@ struct dojo_run_options {
  * that --cflags can override them too. */
 #define DOJO_C_CFLAGS "-O3 -march=native -fopenmp -fno-math-errno"
 
+/* Whether the test-only fault switch $PERFDOJO_FAULT is "name" (crash,
+ * hang, wrong, busy, disturbed: doc/measure.md). */
+bool dojo_fault_is(const char *name);
+
 /* What --exact does, for the commands' help. */
 #define DOJO_EXACT_HELP "the exact mode: no contraction (FMA), no vector " \
 	"math; results bit for bit the interpreter's unless a vector loop " \

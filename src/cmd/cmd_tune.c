@@ -131,7 +131,7 @@ env_options(struct dojo_env_options *eo, const struct tune_args *a)
 	/* one thread count for the whole run, part of the fingerprint */
 	if (a->threads > 0)
 		eo->measure.run.threads = a->threads;
-	eo->measure.run.exact = eo->measure.run.exact || a->exact;
+	eo->measure.run.exact = a->exact;
 	eo->jobs = a->jobs;
 }
 

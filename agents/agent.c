@@ -5,12 +5,14 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static const struct dojo_agent *const agents[] = {
 	&dojo_agent_random,
 	&dojo_agent_greedy,
 	&dojo_agent_beam,
 	&dojo_agent_maxq,
+	&dojo_agent_auto,
 	NULL
 };
 
@@ -31,6 +33,23 @@ dojo_agent_options_init(struct dojo_agent_options *opt)
 	opt->epsilon = -1;
 	opt->gamma = -1;
 	opt->learn = true;
+}
+
+const char *
+dojo_agent_default_model(void)
+{
+	static const char *const places[] = {
+		DOJO_MODEL_INSTALLED, DOJO_MODEL_SOURCE
+	};
+	const char *env = getenv("PERFDOJO_MODEL");
+	size_t i;
+
+	if (env)
+		return *env && strcmp(env, "none") != 0 ? env : NULL;
+	for (i = 0; i < sizeof places / sizeof *places; i++)
+		if (access(places[i], R_OK) == 0)
+			return places[i];
+	return NULL;
 }
 
 const struct dojo_agent *

@@ -61,6 +61,15 @@ extern const struct dojo_agent dojo_agent_random;
 extern const struct dojo_agent dojo_agent_greedy;
 extern const struct dojo_agent dojo_agent_beam;
 extern const struct dojo_agent dojo_agent_maxq;
+extern const struct dojo_agent dojo_agent_auto;
+
+/* The player of perfdojo tune without --agent. */
+#define DOJO_AGENT_DEFAULT "auto"
+/* The model a player starts from when none is given: $PERFDOJO_MODEL
+ * ("" or "none": none), else the installed model
+ * (PKGDATADIR/models/default.model), else the source tree's (a build
+ * run before make install); NULL when there is none. */
+const char *dojo_agent_default_model(void);
 
 /* The table, in order; NULL after the last. */
 const struct dojo_agent *dojo_agent_at(int i);

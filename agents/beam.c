@@ -6,6 +6,7 @@
 #include "config.h"
 #include "agents/agent.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -119,6 +120,8 @@ beam_step(void *self, dojo_env *env)
 	if (dojo_env_prepare(env, cand, nc) < 0)
 		goto out_fail;
 	for (i = 0; i < nc; i++) {
+		if (!dojo_env_measured(env, cand[i]))
+			dojo_env_note(env, cand[i], "level", NAN);
 		rc = dojo_env_evaluate(env, cand[i], NULL);
 		if (rc < 0)
 			goto out_fail;

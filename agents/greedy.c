@@ -29,6 +29,7 @@
  */
 #include "config.h"
 #include "agents/agent.h"
+#include "agents/maxq.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -42,6 +43,10 @@
 #define KINDS 64		/* moves in the table, at most, and tiles */
 #define TILE (KINDS - 1)	/* the kind of the tiles */
 #define MAX_TILES 16		/* tiles of a state, at most */
+#define MODEL_RATE 0.25	/* auto: the weight of a kind's rate of gains
+				   against the model's value */
+#define SETTLE 4		/* auto: the states of the best first looks
+				   settled by successive halving */
 #define TILE_TRIES 8		/* tiles measured that never gained before
 				   they come after the other children */
 
@@ -64,6 +69,11 @@ struct greedy {
 	int ngains, capgains;
 	/* by move: children measured, and how many beat their parent */
 	int tried[KINDS], gained[KINDS];
+	/* auto: the model that ranks the children before any is measured
+	 * (NULL: none), learning from what the climbs measure */
+	dojo_maxq *mq;
+	bool learn;
+	bool settle;			/* auto: settle the best at the end */
 };
 
 /* The share of a move's children measured that beat their parent, with
@@ -240,6 +250,8 @@ walk(struct greedy *g, dojo_env *env, int from, int steps)
 			break;
 		state = children[dojo_agent_rand(&g->rng, (uint64_t)n)];
 	}
+	if (!dojo_env_measured(env, state))
+		dojo_env_note(env, state, "restart", NAN);
 	rc = dojo_env_evaluate(env, state, NULL);
 	if (rc != 0)
 		return rc;
@@ -267,6 +279,10 @@ struct climb {
 	int *order;			/* indices, in measuring order */
 	double *known;			/* by index: the sort key of
 					   order_children */
+	int *group;			/* by index: its group there */
+	double *pred;			/* by index: the speedup against the
+					   start it is expected to lead to
+					   (the trace's), NAN: none */
 	int promising;			/* order[0 .. promising - 1] gained */
 	int best;			/* state, -1: none */
 	double cr, bestr;
@@ -284,6 +300,8 @@ climb_release(struct climb *c)
 	free(c->kind);
 	free(c->order);
 	free(c->known);
+	free(c->group);
+	free(c->pred);
 }
 
 /* The children of the current state, and its tiles.  0 or -1. */
@@ -351,10 +369,21 @@ measure_children(struct greedy *g, dojo_env *env, struct climb *c,
 	rc = dojo_env_prepare(env, states, to - from);
 	free(states);
 	for (i = from; rc == 0 && i < to; i++) {
-		k = c->state[c->order[i]];
+		static const char *const why[] = {
+			"gained", "tile", "enabled", "other"
+		};
+		int used = dojo_env_used(env), x = c->order[i];
+
+		k = c->state[x];
+		if (!dojo_env_measured(env, k))
+			dojo_env_note(env, k, g->mq && c->group[x] == 1 ?
+			    "model" : why[c->group[x]], c->pred[x]);
 		rc = dojo_env_evaluate(env, k, &r);
 		if (rc != 0)
 			break;
+		if (g->mq && dojo_maxq_observe(g->mq, env, k,
+		    dojo_env_used(env) > used, g->learn) < 0)
+			return -1;
 		if (set_gain(g, c->text[c->order[i]], dojo_env_failed(env, k) ?
 		    -INFINITY : r - c->cr) < 0)
 			return -1;
@@ -368,6 +397,25 @@ measure_children(struct greedy *g, dojo_env *env, struct climb *c,
 		}
 	}
 	return rc;
+}
+
+/* auto: the model's value of each child into c->known (a tile valued as
+ * its last move).  0 or -1. */
+static int
+model_keys(struct greedy *g, dojo_env *env, struct climb *c)
+{
+	const struct dojo_action *actions;
+	const int *children;
+	int n, i;
+
+	n = dojo_env_expand(env, g->cur, &actions, &children);
+	if (n < 0 || dojo_maxq_scores(g->mq, env, g->cur, c->known, n) < 0)
+		return -1;
+	for (i = n; i < c->n; i++)
+		if (dojo_maxq_tile_score(g->mq, env, c->state[i],
+		    &c->known[i]) < 0)
+			return -1;
+	return 0;
 }
 
 /* Whether child "x" comes before child "y": by group (gained before,
@@ -389,7 +437,8 @@ before(const struct climb *c, const int *group, int x, int y)
  * a seeded random order, sorted by how often its move gained
  * (kind_rate). */
 static int
-order_children(struct greedy *g, struct climb *c, const struct texts *prev)
+order_children(struct greedy *g, dojo_env *env, struct climb *c,
+    const struct texts *prev)
 {
 	struct gain *k;
 	int *group = malloc((c->n ? c->n : 1) * sizeof *group);
@@ -398,13 +447,27 @@ order_children(struct greedy *g, struct climb *c, const struct texts *prev)
 
 	if (!group)
 		return dojo_error_set("out of memory");
+	c->group = group;
+	c->pred = malloc((c->n ? c->n : 1) * sizeof *c->pred);
+	if (!c->pred)
+		return dojo_error_set("out of memory");
 	c->promising = 0;
+	if (g->mq && model_keys(g, env, c) < 0)
+		return -1;
 	for (i = 0; i < c->n; i++) {
+		c->pred[i] = g->mq ? exp(c->known[i]) : NAN;
 		k = find_gain(g, c->text[i]);
 		if (k && k->gain > MIN_GAIN) {
 			group[i] = 0;
 			c->known[i] = k->gain;
+			c->pred[i] = exp(c->cr + k->gain);
 			c->promising++;
+		} else if (g->mq) {
+			/* the model's value, and what this kernel showed of
+			 * the move's kind */
+			group[i] = 1;
+			c->known[i] += MODEL_RATE * (kind_rate(g, c->kind[i]) -
+			    0.5);
 		} else {
 			if (c->kind[i] == TILE && tiles)
 				group[i] = 1;
@@ -425,7 +488,6 @@ order_children(struct greedy *g, struct climb *c, const struct texts *prev)
 			c->order[j] = c->order[j - 1];
 		c->order[j] = x;
 	}
-	free(group);
 	return 0;
 }
 
@@ -464,6 +526,21 @@ sideways_child(struct greedy *g, dojo_env *env, const struct climb *c)
 	return side;
 }
 
+/* The search is over: auto settles its best state (dojo_env_settle),
+ * once.  1, or -1. */
+static int
+finish(struct greedy *g, dojo_env *env)
+{
+	int settled;
+
+	if (g->settle) {
+		g->settle = false;
+		if (dojo_env_settle(env, SETTLE, &settled) < 0)
+			return -1;
+	}
+	return 1;
+}
+
 static int
 greedy_step(void *self, dojo_env *env)
 {
@@ -473,16 +550,20 @@ greedy_step(void *self, dojo_env *env)
 	int used = dojo_env_used(env), rc, i, side;
 
 	if (dojo_env_spent(env) || g->idle > 1000)
-		return 1;
+		return finish(g, env);
 	if (dojo_state_set_add(&g->climbed, g->cur) < 0)
 		return -1;
 	if (texts_of(env, dojo_env_parent(env, g->cur), &prev) < 0)
 		return -1;
-	if (climb_init(g, env, &c) < 0 || order_children(g, &c, &prev) < 0) {
+	if (climb_init(g, env, &c) < 0) {
 		rc = -1;
 		goto out;
 	}
 	c.cr = dojo_env_reward(env, g->cur);
+	if (order_children(g, env, &c, &prev) < 0) {
+		rc = -1;
+		goto out;
+	}
 	c.bestr = c.cr + MIN_GAIN;
 	c.best = -1;
 	rc = measure_children(g, env, &c, 0, c.promising);
@@ -538,6 +619,7 @@ greedy_free(void *self)
 	struct greedy *g = self;
 	int i;
 
+	dojo_maxq_free(g->mq);
 	for (i = 0; i < g->ngains; i++)
 		free(g->gains[i].action);
 	free(g->gains);
@@ -552,5 +634,62 @@ const struct dojo_agent dojo_agent_greedy = {
 	.new = greedy_new,
 	.step = greedy_step,
 	.score = greedy_score,
+	.free = greedy_free,
+};
+
+/* auto: greedy's climbs, the children ranked by a model (the shipped one
+ * unless --model says otherwise) that learns from every measurement, and
+ * the best state settled by successive halving at the end. */
+static void *
+auto_new(dojo_env *env, const struct dojo_agent_options *opt)
+{
+	struct dojo_maxq_options mo;
+	struct greedy *g = greedy_new(env, opt);
+
+	if (!g)
+		return NULL;
+	g->settle = true;
+	g->learn = opt->learn;
+	if (opt->model) {
+		dojo_maxq_options_from(&mo, opt);
+		g->mq = dojo_maxq_new(&mo);
+		if (!g->mq) {
+			greedy_free(g);
+			return NULL;
+		}
+	}
+	return g;
+}
+
+static int
+auto_score(void *self, dojo_env *env, int state, double *scores, int n)
+{
+	struct greedy *g = self;
+
+	if (!g->mq)
+		return greedy_score(self, env, state, scores, n);
+	return dojo_maxq_scores(g->mq, env, state, scores, n);
+}
+
+static int
+auto_save(void *self, const char *path)
+{
+	struct greedy *g = self;
+
+	if (!g->mq)
+		return dojo_error_set("%s: auto played without a model",
+		    path);
+	return dojo_maxq_save(g->mq, path);
+}
+
+const struct dojo_agent dojo_agent_auto = {
+	.name = "auto",
+	.help = "the default: greedy's climbs with the children ranked by "
+	    "a model that learns as it measures, the best settled by "
+	    "successive halving",
+	.new = auto_new,
+	.step = greedy_step,
+	.score = auto_score,
+	.save = auto_save,
 	.free = greedy_free,
 };

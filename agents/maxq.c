@@ -479,18 +479,53 @@ explore(dojo_maxq *mq, const struct dojo_action *actions, int n, int nt)
 	return i;
 }
 
+/* The transition from "s" by "a" to the evaluated state "next" into the
+ * replay buffer ("fresh": measured first now, counted below its
+ * ancestors), then "learn"ing updates, their mean loss into "*loss" (may
+ * be NULL).  0 or -1. */
+static int
+record(dojo_maxq *mq, dojo_env *env, int s, const struct dojo_action *a,
+    int next, bool fresh, bool learn, double *loss)
+{
+	struct transition *t;
+	int i;
+
+	if (fresh && below_add(mq, env, next) < 0)
+		return -1;
+	t = &mq->rep[mq->head];
+	memset(t, 0, sizeof *t);
+	t->env = env;
+	t->s = s;
+	t->a = *a;
+	t->next = next;
+	t->r = dojo_env_reward(env, next);
+	t->failed = dojo_env_failed(env, next);
+	mq->head = (mq->head + 1) % mq->opt.replay;
+	if (mq->nrep < mq->opt.replay)
+		mq->nrep++;
+	for (i = 0; learn && i < mq->opt.updates; i++) {
+		double l;
+
+		if (dojo_maxq_update(mq, &l) < 0)
+			return -1;
+		if (loss)
+			*loss += l / mq->opt.updates;
+	}
+	return 0;
+}
+
 int
 dojo_maxq_step(dojo_maxq *mq, dojo_env *env, double epsilon, bool learn,
     double *loss)
 {
 	const struct dojo_action *actions;
 	const int *children;
-	struct transition *t;
 	double *q, r, qt, qbest, tmax, tq[MAXQ_TILES];
 	bool tmeasured[MAXQ_TILES];
 	int s = dojo_env_current(env), n, nt, i, best, next, rc, tfrom;
 	int used = dojo_env_used(env);
 	int from[MAXQ_TILES], end[MAXQ_TILES];
+	bool explored;
 	struct dojo_action last[MAXQ_TILES], ta;
 
 	if (loss)
@@ -512,7 +547,9 @@ dojo_maxq_step(dojo_maxq *mq, dojo_env *env, double epsilon, bool learn,
 	nt = tile_moves(env, s, from, last, end);
 	if (nt < 0)
 		return -1;
-	if (dojo_splitmix64_unit(&mq->rng) < epsilon) {
+	explored = dojo_splitmix64_unit(&mq->rng) < epsilon;
+	qbest = NAN;
+	if (explored) {
 		if ((best = explore(mq, actions, n, nt)) < 0)
 			return -1;
 	} else {
@@ -556,6 +593,10 @@ dojo_maxq_step(dojo_maxq *mq, dojo_env *env, double epsilon, bool learn,
 			}
 		}
 	}
+	next = best < n ? children[best] : end[best - n];
+	if (!dojo_env_measured(env, next))
+		dojo_env_note(env, next, explored ? "explore" : "exploit",
+		    explored ? NAN : exp(qbest));
 	if (best < n) {
 		ta = actions[best];
 		rc = dojo_env_step(env, best, &r, &next);
@@ -568,28 +609,36 @@ dojo_maxq_step(dojo_maxq *mq, dojo_env *env, double epsilon, bool learn,
 	}
 	if (rc != 0)
 		return rc;
-	if (dojo_env_used(env) > used && below_add(mq, env, next) < 0)
-		return -1;
-	t = &mq->rep[mq->head];
-	memset(t, 0, sizeof *t);
-	t->env = env;
-	t->s = tfrom;
-	t->a = ta;
-	t->next = next;
-	t->r = r;
-	t->failed = dojo_env_failed(env, next);
-	mq->head = (mq->head + 1) % mq->opt.replay;
-	if (mq->nrep < mq->opt.replay)
-		mq->nrep++;
-	for (i = 0; learn && i < mq->opt.updates; i++) {
-		double l;
+	return record(mq, env, tfrom, &ta, next, dojo_env_used(env) > used,
+	    learn, loss);
+}
 
-		if (dojo_maxq_update(mq, &l) < 0)
-			return -1;
-		if (loss)
-			*loss += l / mq->opt.updates;
-	}
-	return 0;
+int
+dojo_maxq_observe(dojo_maxq *mq, dojo_env *env, int next, bool fresh,
+    bool learn)
+{
+	struct dojo_action a;
+	int s = dojo_env_parent(env, next);
+
+	if (s < 0 || !dojo_env_measured(env, next))
+		return 0;
+	if (dojo_action_parse(&a, dojo_env_action(env, next)) < 0 ||
+	    ensure_net(mq, env, s) < 0)
+		return -1;
+	return record(mq, env, s, &a, next, fresh, learn, NULL);
+}
+
+int
+dojo_maxq_tile_score(dojo_maxq *mq, dojo_env *env, int end, double *q)
+{
+	struct dojo_action a;
+	int s = dojo_env_parent(env, end);
+
+	if (measured_value(mq, env, s, end, q))
+		return 0;
+	if (dojo_action_parse(&a, dojo_env_action(env, end)) < 0)
+		return -1;
+	return edge_value(mq, env, s, &a, end, false, q);
 }
 
 int

@@ -57,6 +57,18 @@ int dojo_maxq_scores(__dojo_keep dojo_maxq *mq, __dojo_keep dojo_env *env,
  * action anywhere) or -1. */
 int dojo_maxq_step(__dojo_keep dojo_maxq *mq, __dojo_keep dojo_env *env,
     double epsilon, bool learn, double *loss);
+/* What another player measured: the evaluated state "next", reached
+ * from its first parent by its action, as a transition of the replay
+ * buffer ("fresh": measured first now), then "learn"ing updates.  So a
+ * search that is not Max-Q's own play (the auto player) teaches the
+ * network what this kernel pays.  0 or -1. */
+int dojo_maxq_observe(__dojo_keep dojo_maxq *mq, __dojo_keep dojo_env *env,
+    int next, bool fresh, bool learn);
+/* The value of a compound move (a tile, agents/tile.c) ending at "end":
+ * the value of its last move, from its first parent; measured: its
+ * target.  0 or -1. */
+int dojo_maxq_tile_score(__dojo_keep dojo_maxq *mq, __dojo_keep dojo_env *env,
+    int end, double *q);
 /* One update on a batch of the replay buffer; the loss. */
 int dojo_maxq_update(__dojo_keep dojo_maxq *mq, double *loss);
 int dojo_maxq_save(__dojo_keep dojo_maxq *mq, const char *path);

@@ -11,21 +11,6 @@
 #include <string.h>
 #include <time.h>
 
-static void
-print_json_string(const char *s)
-{
-	putchar('"');
-	for (; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			printf("\\%c", *s);
-		else if ((unsigned char)*s < 0x20)
-			printf("\\u%04x", *s);
-		else
-			putchar(*s);
-	}
-	putchar('"');
-}
-
 /* Record "m", the measurement of "prog", on the commit of session "dir"
  * that holds its state, with its speedup against the session's start. */
 static int
@@ -104,9 +89,9 @@ print_json(const struct dojo_measurement *m,
 	    "\"outcome\": ", m->median_ns, m->ci_low_ns, m->ci_high_ns,
 	    m->reps, m->runs, m->new_runs, m->spread,
 	    m->disturbed ? "true" : "false");
-	print_json_string(dojo_outcome_name(m->outcome));
+	dojo_print_json_string(stdout, dojo_outcome_name(m->outcome));
 	printf(", \"message\": ");
-	print_json_string(m->message);
+	dojo_print_json_string(stdout, m->message);
 	if (m->outcome == DOJO_OUTCOME_OK && m->median_ns > 0 && ops > 0)
 		printf(", \"ops\": %.0f, \"gflops\": %.4g", ops,
 		    ops / m->median_ns);

@@ -214,20 +214,19 @@ apply_one(dojo_program **prog, const char *text, const char *target,
 	return 0;
 }
 
-static int
-apply_file(dojo_program **prog, const char *path, const char *target,
-    struct recorder *rec)
+int
+dojo_action_lines(const char *path, dojo_action_line_fn fn, void *payload)
 {
 	char *line = NULL, where[512];
 	size_t cap = 0;
 	FILE *f;
-	int no = 0;
+	int no = 0, rc = 0;
 	char *p, *e;
 
 	f = strcmp(path, "-") ? fopen(path, "r") : stdin;
 	if (!f)
 		return dojo_error_set("%s: %s", path, strerror(errno));
-	while (getline(&line, &cap, f) >= 0) {
+	while (rc == 0 && getline(&line, &cap, f) >= 0) {
 		no++;
 		if ((p = strchr(line, '#')))
 			*p = '\0';
@@ -241,17 +240,35 @@ apply_file(dojo_program **prog, const char *path, const char *target,
 			continue;
 		snprintf(where, sizeof where, "%s:%d:%d: ", path, no,
 		    (int)(p - line) + 1);
-		if (apply_one(prog, p, target, where, rec) < 0) {
-			free(line);
-			if (f != stdin)
-				fclose(f);
-			return -1;
-		}
+		rc = fn(p, where, payload);
 	}
 	free(line);
 	if (f != stdin)
 		fclose(f);
-	return 0;
+	return rc < 0 ? -1 : 0;
+}
+
+struct apply_payload {
+	dojo_program **prog;
+	const char *target;
+	struct recorder *rec;
+};
+
+static int
+apply_line(const char *text, const char *where, void *payload)
+{
+	struct apply_payload *ap = payload;
+
+	return apply_one(ap->prog, text, ap->target, where, ap->rec);
+}
+
+static int
+apply_file(dojo_program **prog, const char *path, const char *target,
+    struct recorder *rec)
+{
+	struct apply_payload ap = { prog, target, rec };
+
+	return dojo_action_lines(path, apply_line, &ap);
 }
 
 /* Whether "argv[*i]" is the option "o": exactly "--name" or "-c", or

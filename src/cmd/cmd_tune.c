@@ -22,10 +22,13 @@
 /* The options of both commands (each takes some). */
 struct tune_args {
 	const char *agent, *model, *session, *encoder_cmd, *csv, *plot;
+	const char *trace;		/* tune --trace FILE */
+	bool json;
 	int budget, jobs, episodes, threads;
 	bool exact;
 	int suggest;			/* > 0: print the agent's best moves */
 	bool live;			/* record each new best as it comes */
+	bool demos;			/* train: replay FILE.actions first */
 	double seconds, timeout;
 	struct dojo_agent_options aopt;
 	int first;
@@ -34,7 +37,7 @@ struct tune_args {
 enum {
 	OPT_ENCODER = 256, OPT_CSV, OPT_PLOT, OPT_TIMEOUT, OPT_WIDTH,
 	OPT_EPSILON, OPT_GAMMA, OPT_UPDATES, OPT_SUGGEST, OPT_LIVE,
-	OPT_THREADS
+	OPT_THREADS, OPT_DEMOS, OPT_TRACE, OPT_JSON
 };
 
 /* A positive number from "text", or -1. */
@@ -109,6 +112,9 @@ parse_args(struct tune_args *a, const struct dojo_command *cmd, int argc,
 		case OPT_TIMEOUT: a->timeout = v; break;
 		case OPT_SUGGEST: a->suggest = (int)v; break;
 		case OPT_LIVE: a->live = true; break;
+		case OPT_DEMOS: a->demos = true; break;
+		case OPT_TRACE: a->trace = optarg; break;
+		case OPT_JSON: a->json = true; break;
 		case OPT_THREADS: a->threads = (int)v; break;
 		case 'x': a->exact = true; break;
 		default:
@@ -135,20 +141,74 @@ env_options(struct dojo_env_options *eo, const struct tune_args *a)
 	eo->jobs = a->jobs;
 }
 
-/* The progress bar on a terminal. */
+/* The progress bar on a terminal, and the trace. */
 struct progress {
 	const char *what;
 	int budget;
+	bool bar;
+	FILE *trace;
+	int last_best;
 };
+
+/* A number of the trace: "-" for none. */
+static void
+trace_number(FILE *f, double x)
+{
+	if (isnan(x))
+		fputs("\t-", f);
+	else
+		fprintf(f, "\t%.4g", x);
+}
+
+/* One line of the trace: what was measured, why, what it was expected
+ * to gain and what it did (doc/agents.md). */
+static void
+trace_line(FILE *f, dojo_env *env, const char *step, int node, bool best)
+{
+	struct dojo_measure_ratio r;
+	int parent = dojo_env_parent(env, node);
+	double predicted;
+	const char *why = dojo_env_why(env, node, &predicted);
+
+	fprintf(f, "%s\t%.7s\t%.7s\t%s", step, dojo_env_state_id(env, node),
+	    parent >= 0 ? dojo_env_state_id(env, parent) : "-", why);
+	trace_number(f, predicted);
+	if (dojo_env_failed(env, node))
+		fputs("\tfailed", f);
+	else
+		trace_number(f, exp(dojo_env_reward(env, node)));
+	if (dojo_env_confirmed(env, node, &r))
+		fprintf(f, "\t%.4g [%.4g, %.4g] %d", r.speedup, r.low, r.high,
+		    r.pairs);
+	else
+		fputs("\t-", f);
+	fprintf(f, "\t%s\t%s\n", best ? "best" : "-",
+	    dojo_env_action(env, node));
+}
+
+static void
+trace_header(FILE *f)
+{
+	fputs("step\tstate\tparent\twhy\tpredicted\tspeedup\tconfirmed\t"
+	    "best\tmove\n", f);
+}
 
 static void
 show_progress(dojo_env *env, int node, void *payload)
 {
 	struct progress *p = payload;
 	int used = dojo_env_used(env), w = 30, fill, i;
-	char bar[64];
+	char bar[64], step[16];
 
-	(void)node;
+	if (p->trace) {
+		bool best = dojo_env_best(env) != p->last_best;
+
+		p->last_best = dojo_env_best(env);
+		snprintf(step, sizeof step, "%d", used);
+		trace_line(p->trace, env, step, node, best);
+	}
+	if (!p->bar)
+		return;
 	fill = p->budget > 0 ? used * w / p->budget : used % (w + 1);
 	for (i = 0; i < w; i++)
 		bar[i] = i < fill ? '#' : '.';
@@ -269,6 +329,60 @@ print_suggestions(dojo_player *player, int k)
 	return n < 0 ? -1 : 0;
 }
 
+/* The states confirmed in alternate runs, after the search (the new
+ * bests as they came, and those dojo_env_settle settled), one "confirm"
+ * line each; the chosen one marked best.  0 or -1. */
+static int
+trace_settled(FILE *f, dojo_env *env, int best)
+{
+	int i;
+
+	for (i = 1; i < dojo_env_n_states(env); i++)
+		if (dojo_env_confirmed(env, i, NULL))
+			trace_line(f, env, "confirm", i, i == best);
+	return ferror(f) ? dojo_error_set("the trace: %s",
+	    strerror(errno)) : 0;
+}
+
+/* perfdojo tune --json: the result as one object. */
+static void
+print_result_json(const struct tune_args *a, const char *file,
+    const struct dojo_agent *agent, const char *model, dojo_env *env,
+    const int *path, int n, const char *branch, double seconds)
+{
+	struct dojo_measure_ratio r;
+	int best = dojo_env_best(env), k;
+	bool confirmed = best != 0 && dojo_env_confirmed(env, best, &r);
+
+	fputs("{\"file\": ", stdout);
+	dojo_print_json_string(stdout, file);
+	fputs(", \"agent\": ", stdout);
+	dojo_print_json_string(stdout, agent->name);
+	printf(", \"seed\": %llu, \"measurements\": %d, \"seconds\": %.3f, "
+	    "\"model\": ", (unsigned long long)a->aopt.seed,
+	    dojo_env_used(env), seconds);
+	if (model)
+		dojo_print_json_string(stdout, model);
+	else
+		fputs("null", stdout);
+	fputs(", \"branch\": ", stdout);
+	dojo_print_json_string(stdout, branch);
+	printf(", \"state\": \"%s\", \"start_ns\": %.6g, \"speedup\": %.6g, "
+	    "\"confirmed\": %s", dojo_env_state_id(env, best),
+	    dojo_env_start_ns(env), confirmed ? r.speedup :
+	    exp(dojo_env_reward(env, best)), confirmed ? "true" : "false");
+	if (confirmed)
+		printf(", \"speedup_low\": %.6g, \"speedup_high\": %.6g, "
+		    "\"pairs\": %d", r.low, r.high, r.pairs);
+	fputs(", \"moves\": [", stdout);
+	for (k = 1; k < n; k++) {
+		if (k > 1)
+			fputs(", ", stdout);
+		dojo_print_json_string(stdout, dojo_env_action(env, path[k]));
+	}
+	fputs("]}\n", stdout);
+}
+
 static int
 tune_run(int argc, char **argv)
 {
@@ -281,7 +395,7 @@ tune_run(int argc, char **argv)
 	dojo_player *player = NULL;
 	dojo_env *env = NULL;
 	char branch[64];
-	const char *file;
+	const char *file, *model = NULL;
 	int rc, *path = NULL, n, best, k, last_best;
 	double t0 = dojo_clock_seconds();
 	struct dojo_measure_ratio ratio;
@@ -293,7 +407,7 @@ tune_run(int argc, char **argv)
 		return dojo_command_usage(cmd, "expected one FILE");
 	file = argv[a.first];
 	if (!a.agent)
-		return dojo_command_usage(cmd, "give --agent A");
+		a.agent = DOJO_AGENT_DEFAULT;
 	agent = dojo_agent_find(a.agent);
 	if (!agent)
 		return dojo_command_usage(cmd, "%s", dojo_error_last());
@@ -302,9 +416,16 @@ tune_run(int argc, char **argv)
 		    "S");
 	if (a.jobs < 1)
 		return dojo_command_usage(cmd, "--jobs must be at least 1");
-	if (a.model && strcmp(agent->name, "maxq") != 0)
-		return dojo_command_usage(cmd, "--model is for --agent maxq");
-	a.aopt.model = a.model;
+	if (a.model && strcmp(agent->name, "maxq") != 0 &&
+	    agent != &dojo_agent_auto)
+		return dojo_command_usage(cmd, "--model is for the agents auto "
+		    "and maxq");
+	/* auto starts from the shipped model unless told otherwise */
+	model = a.model ? a.model : agent == &dojo_agent_auto ?
+	    dojo_agent_default_model() : NULL;
+	if (model && strcmp(model, "none") == 0)
+		model = NULL;
+	a.aopt.model = model;
 	prog = dojo_program_read_file(file);
 	if (!prog)
 		return dojo_command_fail();
@@ -319,13 +440,23 @@ tune_run(int argc, char **argv)
 		sigprocmask(SIG_UNBLOCK, &term, NULL);
 	}
 	env_options(&eo, &a);
+	memset(&pr, 0, sizeof pr);
 	pr.what = agent->name;
 	pr.budget = a.budget;
-	if (isatty(STDERR_FILENO)) {
+	pr.bar = isatty(STDERR_FILENO);
+	rc = DOJO_EXIT_ERROR;
+	if (a.trace && !a.suggest) {
+		pr.trace = fopen(a.trace, "w");
+		if (!pr.trace) {
+			dojo_error_set("%s: %s", a.trace, strerror(errno));
+			goto out_fail;
+		}
+		trace_header(pr.trace);
+	}
+	if (pr.bar || pr.trace) {
 		eo.progress = show_progress;
 		eo.progress_payload = &pr;
 	}
-	rc = DOJO_EXIT_ERROR;
 	env = dojo_env_new(prog, &eo);
 	if (!env)
 		goto out_fail;
@@ -351,16 +482,27 @@ tune_run(int argc, char **argv)
 	}
 	if (!stop_requested && k < 0)
 		goto out_fail;
-	if (eo.progress)
+	if (pr.bar)
 		fputc('\n', stderr);
 	best = dojo_env_best(env);
+	if (pr.trace && trace_settled(pr.trace, env, best) < 0)
+		goto out_fail;
 	if ((n = best_path(env, &path)) < 0 ||
 	    record_path(&a, file, prog, env, path, n, branch, sizeof branch,
 	    &eo.measure) < 0)
 		goto out_fail;
+	if (a.json) {
+		print_result_json(&a, file, agent, model, env, path, n, branch,
+		    dojo_clock_seconds() - t0);
+		rc = 0;
+		goto out;
+	}
 	printf("# perfdojo tune %s --agent %s --seed %llu: %d measurements "
 	    "in %.1f s\n", file, agent->name,
 	    (unsigned long long)a.aopt.seed, dojo_env_used(env), dojo_clock_seconds() - t0);
+	if (agent == &dojo_agent_auto)
+		printf("# model: %s\n", model ? model : "none (the children "
+		    "ranked by their moves' rates of gains)");
 	if (best == 0)
 		printf("# best: state %.7s, 0 moves, branch %s, the start (no "
 		    "speedup confirmed against it)\n",
@@ -379,10 +521,14 @@ tune_run(int argc, char **argv)
 	rc = 0;
 	goto out;
 out_fail:
-	if (eo.progress)
+	if (pr.bar)
 		fputc('\n', stderr);
 	rc = dojo_command_fail();
 out:
+	if (pr.trace && fclose(pr.trace) != 0 && rc == 0) {
+		dojo_error_set("%s: %s", a.trace, strerror(errno));
+		rc = dojo_command_fail();
+	}
 	free(path);
 	dojo_player_free(player);
 	dojo_env_free(env);
@@ -391,15 +537,17 @@ out:
 }
 
 static const struct dojo_option tune_options[] = {
-	{ "agent", 'a', "A", "random, greedy, beam or maxq",
-	    DOJO_OPTION_REQUIRED },
+	{ "agent", 'a', "A", "auto (the default), random, greedy, beam or "
+	    "maxq" },
 	{ "budget", 'n', "N", "measurements to spend (a state measured before "
 	    "in this run counts 0; see doc/agents.md)" },
 	{ "seconds", 'S', "S", "stop after S seconds of wall time" },
 	{ "seed", 'r', "S", "the seed of the agent's choices (default 1)" },
 	{ "depth", 'd', "D", "steps of a walk or an episode; levels of beam" },
 	{ "width", OPT_WIDTH, "W", "beam: states kept per level (default 4)" },
-	{ "model", 'm', "M", "maxq: start from the model M (perfdojo train)" },
+	{ "model", 'm', "M", "auto, maxq: start from the model M (perfdojo "
+	    "train); auto's default is the shipped one, 'none' for no "
+	    "model" },
 	{ "encoder-cmd", OPT_ENCODER, "C", "maxq: encode states with command C "
 	    "(program text on stdin, numbers on stdout)" },
 	{ "epsilon", OPT_EPSILON, "E", "maxq: the exploration rate (default: "
@@ -423,6 +571,9 @@ static const struct dojo_option tune_options[] = {
 	{ "threads", OPT_THREADS, "N", "the kernels' OpenMP threads for the "
 	    "whole run (default $OMP_NUM_THREADS or all cores)" },
 	{ "exact", 'x', NULL, "measure in " DOJO_EXACT_HELP },
+	{ "trace", OPT_TRACE, "FILE", "write one line a measurement to FILE "
+	    "(state, why, predicted and measured speedup, confirmed)" },
+	{ "json", OPT_JSON, NULL, "print the result as one JSON object" },
 	{ NULL }
 };
 
@@ -477,6 +628,60 @@ plot(const char *csv, const char *png)
 	if (pclose(g) != 0)
 		return dojo_error_set("gnuplot failed drawing %s", png);
 	return 0;
+}
+
+/* A demonstration: the moves of a move file played from the start, each
+ * state measured and learned from. */
+struct demo {
+	dojo_maxq *mq;
+	dojo_env *env;
+	int state, moves;
+};
+
+static int
+demo_line(const char *text, const char *where, void *payload)
+{
+	struct demo *d = payload;
+	char msg[DOJO_ERROR_MAX];
+	int used = dojo_env_used(d->env), next, rc;
+
+	if (dojo_env_apply(d->env, d->state, text, &next) != DOJO_DONE) {
+		snprintf(msg, sizeof msg, "%s", dojo_error_last());
+		return dojo_error_set("%s%s", where, msg);
+	}
+	rc = dojo_env_evaluate(d->env, next, NULL);
+	if (rc != 0)
+		return rc < 0 ? -1 : 1;
+	if (dojo_maxq_observe(d->mq, d->env, next,
+	    dojo_env_used(d->env) > used, true) < 0)
+		return -1;
+	d->state = next;
+	d->moves++;
+	return 0;
+}
+
+/* perfdojo train --demos: the move file beside "file" (NAME.actions for
+ * NAME.dojo), when there is one, played on "env".  The moves played,
+ * or -1. */
+static int
+play_demo(dojo_maxq *mq, dojo_env *env, const char *file)
+{
+	struct demo d = { mq, env, 0, 0 };
+	size_t n = strlen(file);
+	char *path;
+	int rc;
+
+	if (n < 5 || strcmp(file + n - 5, ".dojo") != 0)
+		return 0;
+	path = malloc(n + 4);
+	if (!path)
+		return dojo_error_set("out of memory");
+	memcpy(path, file, n - 5);
+	strcpy(path + n - 5, ".actions");
+	rc = access(path, R_OK) == 0 ? dojo_action_lines(path, demo_line,
+	    &d) : 0;
+	free(path);
+	return rc < 0 ? -1 : d.moves;
 }
 
 static int
@@ -547,6 +752,16 @@ train_run(int argc, char **argv)
 	}
 	pr.what = "train";
 	pr.budget = 0;
+	for (i = 0; a.demos && i < nfiles; i++) {
+		k = play_demo(mq, envs[i], argv[a.first + i]);
+		if (k < 0)
+			goto out_fail;
+		if (k > 0 && !dojo_env_failed(envs[i], dojo_env_current(envs[i])))
+			best[i] = dojo_env_reward(envs[i], dojo_env_best(envs[i]));
+		if (k > 0 && isatty(STDERR_FILENO))
+			fprintf(stderr, "train: %s: %d moves of its move file "
+			    "played\n", argv[a.first + i], k);
+	}
 	for (e = 0; e < a.episodes; e++) {
 		dojo_env *env = envs[e % nfiles];
 
@@ -644,6 +859,8 @@ static const struct dojo_option train_options[] = {
 	    "8)" },
 	{ "timeout", OPT_TIMEOUT, "S", "the time limit of one run (default "
 	    "20)" },
+	{ "demos", OPT_DEMOS, NULL, "first play each kernel's move file "
+	    "(NAME.actions beside NAME.dojo) and learn from its states" },
 	{ "csv", OPT_CSV, "OUT", "the training curve: one line per episode" },
 	{ "plot", OPT_PLOT, "OUT.png", "draw the curve with gnuplot" },
 	{ "exact", 'x', NULL, "measure in " DOJO_EXACT_HELP },

@@ -125,4 +125,16 @@ struct dojo_session;
 __dojo_give struct dojo_session *dojo_session_at(const char *dir,
     const char *file, __dojo_keep dojo_program *prog, bool create);
 
+/* "s" as a JSON string on "out". */
+void dojo_print_json_string(FILE *out, const char *s);
+
+/* The moves of an actions file ("-": standard input), one a line,
+ * '#' comments and blank space dropped: "fn" is called with each and
+ * "FILE:LINE:COL: " for its errors, until it returns non-zero.  0, or
+ * -1 (the file cannot be read, or "fn" said -1). */
+typedef int (*dojo_action_line_fn)(const char *text, const char *where,
+    void *payload);
+int dojo_action_lines(const char *path, dojo_action_line_fn fn,
+    void *payload);
+
 #endif

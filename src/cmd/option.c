@@ -223,3 +223,18 @@ dojo_option_print_list(FILE *out, const struct dojo_command *cmd)
 		fputc('\n', out);
 	}
 }
+
+void
+dojo_print_json_string(FILE *out, const char *s)
+{
+	fputc('"', out);
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			fprintf(out, "\\%c", *s);
+		else if ((unsigned char)*s < 0x20)
+			fprintf(out, "\\u%04x", *s);
+		else
+			fputc(*s, out);
+	}
+	fputc('"', out);
+}

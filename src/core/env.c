@@ -25,6 +25,9 @@ struct env_state {
 	double reward, ns;
 	struct dojo_measurement *m;
 	struct dojo_measure_ratio ratio;	/* confirmed against the start */
+	/* the player's note: why it is measured, what it expected */
+	const char *why;
+	double predicted;
 };
 
 struct dojo_env {
@@ -189,11 +192,12 @@ measure(dojo_env *env, int state)
 }
 
 /* Confirm the gain of "state", which beats the best: its speedup against
- * the start measured in alternate runs (at least 3 pairs).  Its reward
+ * the start measured in alternate runs (at least "pairs", 3 unless
+ * dojo_env_settle asks for more).  Its reward
  * stays its estimate, so that an agent's path depends on the database
  * only.  Not with a cost function, which needs none. */
 static int
-confirm(dojo_env *env, int state)
+confirm(dojo_env *env, int state, int pairs)
 {
 	struct env_state *nd = &env->states[state];
 	struct dojo_measure_options opt = env->opt.measure;
@@ -201,12 +205,30 @@ confirm(dojo_env *env, int state)
 
 	if (env->opt.cost || nd->failed)
 		return 0;
-	if (opt.runs < 3)
-		opt.runs = 3;
+	if (opt.runs < pairs)
+		opt.runs = pairs;
 	if (dojo_measure_speedup(nd->prog, env->states[0].prog, &env->want,
 	    &opt, &mp, &ms, &nd->ratio) < 0)
 		return -1;
 	return 0;
+}
+
+void
+dojo_env_note(dojo_env *env, int state, const char *why, double predicted)
+{
+	if (state < 0 || state >= env->n)
+		return;
+	env->states[state].why = why;
+	env->states[state].predicted = predicted;
+}
+
+const char *
+dojo_env_why(dojo_env *env, int state, double *predicted)
+{
+	const struct env_state *nd = &env->states[state];
+
+	*predicted = nd->why ? nd->predicted : NAN;
+	return nd->why ? nd->why : "-";
 }
 
 bool
@@ -458,6 +480,22 @@ out:
 	return r;
 }
 
+enum dojo_result
+dojo_env_apply(dojo_env *env, int state, const char *text, int *next)
+{
+	dojo_program *p = dojo_program_apply_text(env->states[state].prog,
+	    text, dojo_target_machine(env->opt.target));
+	int k;
+
+	if (!p)
+		return DOJO_REFUSED;
+	k = add_node(env, p, state, text);
+	if (k < 0)
+		return DOJO_FAILED;
+	*next = k;
+	return DOJO_DONE;
+}
+
 bool
 dojo_env_spent(dojo_env *env)
 {
@@ -481,7 +519,7 @@ dojo_env_evaluate(dojo_env *env, int state, double *reward)
 		    log(env->start_ns / nd->ns);
 		env->used++;
 		if (nd->reward > env->states[env->best].reward &&
-		    confirm(env, state) < 0)
+		    confirm(env, state, 3) < 0)
 			return -1;
 		if (nd->reward > env->states[env->best].reward &&
 		    (env->opt.cost || nd->ratio.low > 1))
@@ -491,6 +529,74 @@ dojo_env_evaluate(dojo_env *env, int state, double *reward)
 	}
 	if (reward)
 		*reward = nd->reward;
+	return 0;
+}
+
+/* The measured states that work, best first reward first (the start
+ * left out). */
+static int
+compare_reward(const void *a, const void *b, void *payload)
+{
+	const dojo_env *env = payload;
+	double x = env->states[*(const int *)a].reward;
+	double y = env->states[*(const int *)b].reward;
+
+	if (x != y)
+		return x < y ? 1 : -1;
+	return *(const int *)a - *(const int *)b;
+}
+
+int
+dojo_env_settle(dojo_env *env, int k, int *settled)
+{
+	int *top, n = 0, i, pairs, best = 0;
+	double s;
+
+	*settled = 0;
+	if (env->opt.cost)
+		return 0;
+	top = malloc((env->n ? env->n : 1) * sizeof *top);
+	if (!top)
+		return dojo_error_set("out of memory");
+	for (i = 1; i < env->n; i++)
+		if (env->states[i].measured && !env->states[i].failed &&
+		    env->states[i].reward > 0)
+			top[n++] = i;
+	qsort_r(top, n, sizeof *top, compare_reward, env);
+	if (n > k)
+		n = k;
+	*settled = n;
+	/* the k best first looks confirmed (3 pairs), then the better
+	 * half of them again with twice the pairs, until one is left */
+	for (pairs = 3; n > 0; pairs *= 2) {
+		for (i = 0; i < n; i++)
+			if (env->states[top[i]].ratio.pairs < pairs &&
+			    confirm(env, top[i], pairs) < 0) {
+				free(top);
+				return -1;
+			}
+		for (i = 1; i < n; i++) {
+			int x = top[i], j;
+
+			s = env->states[x].ratio.speedup;
+			for (j = i; j > 0 &&
+			    env->states[top[j - 1]].ratio.speedup < s; j--)
+				top[j] = top[j - 1];
+			top[j] = x;
+		}
+		if (n == 1 || (n = (n + 1) / 2) == 1)
+			break;
+	}
+	/* the last round's winner; if its interval is not above 1, the
+	 * first in the order of the rounds whose interval is */
+	for (i = 0; i < *settled && best == 0; i++) {
+		const struct dojo_measure_ratio *r = &env->states[top[i]].ratio;
+
+		if (r->low > 1 && r->speedup > 1)
+			best = top[i];
+	}
+	env->best = best;
+	free(top);
 	return 0;
 }
 

@@ -96,6 +96,13 @@ int dojo_env_expand(__dojo_keep dojo_env *env, int state,
 enum dojo_result dojo_env_follow(__dojo_keep dojo_env *env, int state,
     const char *text, int *next);
 
+/* Any legal move "text" from "state" (a move file's, with parameters the
+ * action set does not list: "fold S 0 8"): DOJO_DONE with the state it
+ * reaches, DOJO_REFUSED with the reason as the last error, or
+ * DOJO_FAILED. */
+enum dojo_result dojo_env_apply(__dojo_keep dojo_env *env, int state,
+    const char *text, int *next);
+
 /* Evaluate "state": 0 with its reward in "*reward" (may be NULL), 1 when
  * the budget is spent and the state was not known, -1 on an error (no
  * database).  */
@@ -127,6 +134,25 @@ int dojo_env_best(__dojo_keep dojo_env *env);
  * start or a state whose confirmed interval is above 1. */
 bool dojo_env_confirmed(__dojo_keep dojo_env *env, int state,
     struct dojo_measure_ratio *out);
+
+/* A player's note on "state", for the trace of perfdojo tune: why it is
+ * measured (a static string: "model", "explore", "exploit", ...) and
+ * the value it expected (NAN: none).  The last note holds. */
+void dojo_env_note(__dojo_keep dojo_env *env, int state, const char *why,
+    double predicted);
+/* The note of "state" ("-" and NAN when none). */
+const char *dojo_env_why(__dojo_keep dojo_env *env, int state,
+    double *predicted);
+
+/* Successive halving at the end of a search: the "k" measured states of
+ * the best first looks (reward above 0) are confirmed against the start
+ * in 3 alternate pairs, the better half by that speedup again in 6,
+ * and so on down to one; the best state becomes the one of the highest
+ * confirmed speedup whose interval is above 1 (the start when none is).
+ * A first look is one run, and its noise picks the wrong one of states
+ * a few percent apart; this spends the pairs where the choice is.  The
+ * states settled into "*settled".  0, or -1 with the last error. */
+int dojo_env_settle(__dojo_keep dojo_env *env, int k, int *settled);
 
 /* One episode at a time: the current state, back to the start, and one
  * step by the "i"th action of the current state.  A step evaluates the

@@ -47,6 +47,9 @@
 				   against the model's value */
 #define SETTLE 4		/* auto: the states of the best first looks
 				   settled by successive halving */
+#define MODEL_BATCH 16	/* auto with a model: a batch, at most (a
+				   twentieth of the budget, at least 6) */
+#define SEARCH_SHARE 0.8	/* auto: the share of --seconds searched */
 #define TILE_TRIES 8		/* tiles measured that never gained before
 				   they come after the other children */
 
@@ -549,7 +552,10 @@ greedy_step(void *self, dojo_env *env)
 	struct climb c;
 	int used = dojo_env_used(env), rc, i, side;
 
-	if (dojo_env_spent(env) || g->idle > 1000)
+	/* auto keeps the last fifth of a time limit for settling */
+	if (dojo_env_spent(env) || g->idle > 1000 || (g->settle &&
+	    dojo_env_seconds(env) > 0 && dojo_env_elapsed(env) >=
+	    SEARCH_SHARE * dojo_env_seconds(env)))
 		return finish(g, env);
 	if (dojo_state_set_add(&g->climbed, g->cur) < 0)
 		return -1;
@@ -657,6 +663,12 @@ auto_new(dojo_env *env, const struct dojo_agent_options *opt)
 			greedy_free(g);
 			return NULL;
 		}
+		/* ranked children: fewer measured before a decision */
+		g->batch = dojo_env_budget(env) / 20;
+		if (g->batch > MODEL_BATCH || dojo_env_budget(env) == 0)
+			g->batch = MODEL_BATCH;
+		if (g->batch < 6)
+			g->batch = 6;
 	}
 	return g;
 }

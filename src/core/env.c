@@ -496,11 +496,29 @@ dojo_env_apply(dojo_env *env, int state, const char *text, int *next)
 	return DOJO_DONE;
 }
 
+static bool
+out_of_time(dojo_env *env)
+{
+	return env->opt.seconds > 0 && elapsed(env) >= env->opt.seconds;
+}
+
+double
+dojo_env_elapsed(dojo_env *env)
+{
+	return elapsed(env);
+}
+
+double
+dojo_env_seconds(dojo_env *env)
+{
+	return env->opt.seconds;
+}
+
 bool
 dojo_env_spent(dojo_env *env)
 {
 	return (env->opt.budget > 0 && env->used >= env->opt.budget) ||
-	    (env->opt.seconds > 0 && elapsed(env) >= env->opt.seconds);
+	    out_of_time(env);
 }
 
 int
@@ -569,7 +587,7 @@ dojo_env_settle(dojo_env *env, int k, int *settled)
 	/* the k best first looks confirmed (3 pairs), then the better
 	 * half of them again with twice the pairs, until one is left */
 	for (pairs = 3; n > 0; pairs *= 2) {
-		for (i = 0; i < n; i++)
+		for (i = 0; i < n && !out_of_time(env); i++)
 			if (env->states[top[i]].ratio.pairs < pairs &&
 			    confirm(env, top[i], pairs) < 0) {
 				free(top);

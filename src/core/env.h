@@ -121,6 +121,9 @@ const struct dojo_measurement *dojo_env_measurement(__dojo_keep dojo_env *env,
     int state);
 double dojo_env_start_ns(__dojo_keep dojo_env *env);
 
+/* Seconds since the environment was made; its time limit (0: none). */
+double dojo_env_elapsed(__dojo_keep dojo_env *env);
+double dojo_env_seconds(__dojo_keep dojo_env *env);
 /* The budget: counted measurements, whether it is spent. */
 int dojo_env_used(__dojo_keep dojo_env *env);
 int dojo_env_budget(__dojo_keep dojo_env *env);		/* 0: no limit */
@@ -151,7 +154,8 @@ const char *dojo_env_why(__dojo_keep dojo_env *env, int state,
  * confirmed speedup whose interval is above 1 (the start when none is).
  * A first look is one run, and its noise picks the wrong one of states
  * a few percent apart; this spends the pairs where the choice is.  The
- * states settled into "*settled".  0, or -1 with the last error. */
+ * states settled into "*settled".  No pair starts once the time limit
+ * is reached.  0, or -1 with the last error. */
 int dojo_env_settle(__dojo_keep dojo_env *env, int k, int *settled);
 
 /* One episode at a time: the current state, back to the start, and one

@@ -1,6 +1,7 @@
 # agents.sh: perfdojo tune and train on a small kernel with tiny budgets:
 # determinism per seed, the budget, the session branch agent/A-N, the
-# external encoder, model files and their errors.
+# external encoder, model files and their errors; the default tuner
+# (auto), its trace and its JSON.
 . "$top_srcdir/tests/lib.sh"
 
 k=$tmp/matmul.dojo
@@ -28,7 +29,7 @@ same_path() {	# EXPECTED ACTUAL DESCRIPTION
 	fi
 }
 
-for a in random greedy beam maxq; do
+for a in random greedy beam maxq auto; do
 	"$PERFDOJO" tune "$k" --agent $a --budget 6 --seed 2 --depth 3 \
 	    --session "$tmp/s" > "$tmp/$a.1" 2> "$tmp/err"
 	ok $? "tune --agent $a runs"
@@ -77,7 +78,8 @@ if git -C "$tmp/s" rev-parse -q --verify refs/tags/best/c > /dev/null; then
 else
 	# no tag: then no agent confirmed a speedup
 	! grep -L 'the start (no speedup confirmed against it)' \
-	    "$tmp/random.1" "$tmp/greedy.1" "$tmp/beam.1" "$tmp/maxq.1" |
+	    "$tmp/random.1" "$tmp/greedy.1" "$tmp/beam.1" "$tmp/maxq.1" \
+	    "$tmp/auto.1" |
 	    grep -q .
 	ok $? "no tag best/c: every agent says that it confirmed no speedup"
 fi
@@ -111,6 +113,75 @@ git -C "$tmp/live" reflog show agent/random-1 > "$tmp/reflog"
 ok $? "the live branch has a reflog (one line per move of it)"
 same "" "$(git -C "$tmp/live" fsck 2>&1 | grep dangling)" \
     "no state of a live agent's session dangles"
+
+# the default tuner: auto, from the shipped model, with its trace and
+# its JSON
+unset PERFDOJO_MODEL
+"$PERFDOJO" tune "$k" --budget 8 --seed 3 --session "$tmp/d" \
+    --trace "$tmp/d.trace" > "$tmp/d.out" 2> "$tmp/err"
+ok $? "tune with no --agent runs"
+grep -q "^# perfdojo tune .* --agent auto --seed 3: [0-9]* measurements" \
+    "$tmp/d.out"
+ok $? "and plays auto"
+grep -qx "# model: $top_srcdir/models/default.model" "$tmp/d.out"
+ok $? "auto loads the shipped model"
+git -C "$tmp/d" rev-parse -q --verify refs/heads/agent/auto-1 > /dev/null
+ok $? "auto's path is the branch agent/auto-1"
+n=$(sed -n 's/.*: \([0-9]*\) measurements.*/\1/p' "$tmp/d.out")
+[ -n "$n" ] && [ "$n" -le 8 ]
+ok $? "auto keeps its budget ($n of 8 measurements)"
+# the trace: a header, one line a measurement, the confirmations after
+same "step	state	parent	why	predicted	speedup	confirmed	best	move" \
+    "$(head -1 "$tmp/d.trace")" "the trace starts with its header"
+same "$n" "$(awk -F'\t' '$1 ~ /^[0-9]+$/' "$tmp/d.trace" | wc -l | tr -d ' ')" \
+    "the trace has one line a measurement"
+awk -F'\t' 'NR > 1 && (NF != 9 || ($1 !~ /^[0-9]+$/ && $1 != "confirm") ||
+    ($6 != "failed" && $6 !~ /^[0-9.e+-]+$/) ||
+    ($5 != "-" && $5 !~ /^[0-9.e+-]+$/) || $4 == "" || $9 == "") { exit 1 }' \
+    "$tmp/d.trace"
+ok $? "every line of the trace has its nine fields"
+best=$(sed -n 's/^# best: state \([0-9a-f]*\),.*/\1/p' "$tmp/d.out")
+if grep -q 'the start (no speedup' "$tmp/d.out"; then
+	! awk -F'\t' '$1 == "confirm" && $8 == "best"' "$tmp/d.trace" | grep -q .
+	ok $? "the start is the best: no confirmed state is marked best"
+else
+	same "$best" "$(awk -F'\t' '$1 == "confirm" && $8 == "best" { print $2 }' \
+	    "$tmp/d.trace")" "the trace marks the printed best among the confirmed"
+fi
+"$PERFDOJO" tune "$k" --budget 8 --seed 3 --session "$tmp/d" \
+    --trace "$tmp/d2.trace" > "$tmp/d2.out" 2> /dev/null
+same_path "$(awk -F'\t' '$1 ~ /^[0-9]+$/ { print $1, $2, $4, $9 }' "$tmp/d.trace")" \
+    "$(awk -F'\t' '$1 ~ /^[0-9]+$/ { print $1, $2, $4, $9 }' "$tmp/d2.trace")" \
+    "auto: the same seed measures the same states"
+"$PERFDOJO" tune "$k" --budget 8 --seed 3 --session "$tmp/d" --json \
+    > "$tmp/d.json" 2> /dev/null
+ok $? "tune --json runs"
+py=${PYTHON3:-python3}
+if command -v "$py" > /dev/null 2>&1; then
+	"$py" -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["agent"] == "auto" and d["measurements"] <= 8, d
+assert d["model"].endswith("models/default.model"), d
+assert d["branch"].startswith("agent/auto-") and len(d["state"]) == 40, d
+assert isinstance(d["moves"], list) and d["speedup"] > 0, d
+assert d["confirmed"] == ("speedup_low" in d), d
+' "$tmp/d.json"
+	ok $? "tune --json prints one object with the result"
+else
+	skip "tune --json prints one object with the result" "no python3"
+fi
+# --seconds bounds the search and the settling (one run may end after)
+"$PERFDOJO" tune "$tmp/strided.dojo" --seconds 4 --json --session "$tmp/st" \
+    > "$tmp/sec.json" 2> /dev/null
+ok $? "tune --seconds 4 runs"
+sec=$(sed 's/.*"seconds": \([0-9.]*\).*/\1/' "$tmp/sec.json")
+awk -v s="$sec" 'BEGIN { exit !(s >= 3 && s < 8) }'
+ok $? "and stops near 4 seconds ($sec s)"
+PERFDOJO_MODEL=none "$PERFDOJO" tune "$k" --budget 3 --session "$tmp/d" \
+    > "$tmp/none.out" 2> /dev/null
+grep -q "^# model: none" "$tmp/none.out"
+ok $? "PERFDOJO_MODEL=none: auto plays without a model"
 
 # usage errors
 "$PERFDOJO" tune "$k" --agent nope --budget 3 2> "$tmp/err"
@@ -170,6 +241,23 @@ sed '1s/ 1$/ 9/' "$tmp/q.model" > "$tmp/v9.model"
     --session "$tmp/s" > /dev/null 2> "$tmp/err"
 same "perfdojo: $tmp/v9.model: model format version 9, this perfdojo reads version 1" \
     "$(cat "$tmp/err")" "a model of another version is a one-line error"
+"$PERFDOJO" tune "$k" --model "$tmp/v9.model" --budget 3 \
+    --session "$tmp/s" > /dev/null 2> "$tmp/err"
+same "perfdojo: $tmp/v9.model: model format version 9, this perfdojo reads version 1" \
+    "$(cat "$tmp/err")" "auto: a model of another version is a one-line error"
+"$PERFDOJO" train --agent maxq --demos "$top_srcdir/examples/bias_relu.dojo" \
+    --episodes 1 --depth 1 --model "$tmp/demo.model" > "$tmp/demo.out" \
+    2> "$tmp/err"
+ok $? "train --demos plays the kernel's move file"
+grep -q "bias_relu.dojo: best [0-9.]*x in 3 measurements" "$tmp/demo.out"
+ok $? "its two moves measured, then the episode's step"
+printf 'vectorize 0.0\nswap 9\n' > "$tmp/bad.actions"
+cp "$top_srcdir/examples/bias_relu.dojo" "$tmp/bad.dojo"
+"$PERFDOJO" train --agent maxq --demos "$tmp/bad.dojo" --episodes 1 \
+    --model "$tmp/bad.model" > /dev/null 2> "$tmp/err"
+same 1 $? "a move file with an illegal move fails the training"
+grep -q "^perfdojo: $tmp/bad.actions:2:1: " "$tmp/err"
+ok $? "naming its file, line and column"
 if command -v gnuplot > /dev/null 2>&1; then
 	"$PERFDOJO" train --agent maxq "$k" --episodes 2 --depth 1 \
 	    --model "$tmp/q2.model" --plot "$tmp/c.png" > /dev/null 2>&1

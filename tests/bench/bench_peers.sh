@@ -34,18 +34,8 @@ torch=yes
 	    "installed); its columns are empty" >&2
 }
 
-kernels=${BENCH_KERNELS:-}
-if [ -z "$kernels" ]; then
-	for a in "$top"/examples/*.actions; do
-		n=$(basename "$a" .actions)
-		[ -f "$top/examples/$n.dojo" ] && kernels="$kernels $n"
-	done
-fi
-
-# field JSON NAME: a number of perfdojo measure --json
-field() {
-	sed -n "s/.*\"$2\": \([-0-9.e+]*\).*/\1/p" "$1"
-}
+. "$top/tests/bench/lib.sh"
+kernels=${BENCH_KERNELS:-$(examples "$top")}
 
 # measure FILE THREADS OUT: the median in ns (empty when it failed)
 measure() {

@@ -1,0 +1,165 @@
+#!/bin/sh
+# bench_tune.sh PERFDOJO TOP: the default tuner (auto) on each example,
+# its best state measured again against the example's move file
+# (examples/NAME.actions) in alternate runs, and against PyTorch eager
+# (tests/bench/peers.py); other agents at the same budget beside it.
+# Figures are printed, never asserted (doc/evaluation.md).
+#   BENCH_KERNELS   the examples (default: every one with a move file)
+#   BENCH_AGENTS    the agents (default "auto"; "auto greedy random"
+#                   compares them at equal budget)
+#   BENCH_BUDGET    measurements per run (default 300)
+#   BENCH_SECONDS   wall time per run at most (default 600)
+#   BENCH_SEEDS     (default "1 2 3"); a row gives the median over them
+#   BENCH_THREADS   (default "1 N", N all cores)
+#   BENCH_LOO       1: auto plays each kernel with a model trained on the
+#                   other examples (perfdojo train --demos, BENCH_EPISODES
+#                   episodes, default 44); 0 (default): the shipped model
+#   BENCH_MODELS    a folder that keeps the leave-one-out models
+#                   (NAME.model), trained only when missing
+#   BENCH_JOBS      compilers at once (default 2)
+#   BENCH_RAW       a file that keeps one line per run (appended)
+# Columns: tuned/moves is the tuned state's speedup against the move
+# file's (above 1: the tuner beat the move file), torch/tuned PyTorch's
+# time over the tuned state's (above 1: the tuned kernel is faster), each
+# the median over the seeds with the seeds' values after it.
+set -u
+P=${1:?usage: bench_tune.sh PERFDOJO TOP}
+top=${2:?usage: bench_tune.sh PERFDOJO TOP}
+all=$(nproc)
+agents=${BENCH_AGENTS:-auto}
+budget=${BENCH_BUDGET:-300}
+seconds=${BENCH_SECONDS:-600}
+seeds=${BENCH_SEEDS:-1 2 3}
+threads=${BENCH_THREADS:-1 $all}
+loo=${BENCH_LOO:-0}
+episodes=${BENCH_EPISODES:-44}
+jobs=${BENCH_JOBS:-2}
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/perfdojo-tune.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+# one database: every agent sees the same first look of a state
+export PERFDOJO_DB="$tmp/m.db"
+models=${BENCH_MODELS:-$tmp/models}
+mkdir -p "$models"
+
+py=/usr/bin/python3
+torch=yes
+"$py" -c 'import torch' 2> /dev/null || {
+	torch=no
+	echo "bench-tune: PEER MISSING: PyTorch (apt-get install" \
+	    "python3-torch); its column is empty" >&2
+}
+
+. "$top/tests/bench/lib.sh"
+kernels=${BENCH_KERNELS:-$(examples "$top")}
+
+# model K: the model auto plays K with
+model() {
+	if [ "$loo" != 1 ]; then
+		echo "${PERFDOJO_MODEL:-}"
+		return
+	fi
+	if [ ! -f "$models/$1.model" ]; then
+		others=""
+		for o in "$top"/examples/*.dojo; do
+			[ "$(basename "$o" .dojo)" = "$1" ] || others="$others $o"
+		done
+		# shellcheck disable=SC2086
+		"$P" train --agent maxq --demos $others --episodes "$episodes" \
+		    --model "$models/$1.model" > "$tmp/train.out" 2>&1 || {
+			echo "bench-tune: training without $1 failed:" \
+			    "$(tail -1 "$tmp/train.out")" >&2
+			return 1
+		}
+	fi
+	echo "$models/$1.model"
+}
+
+printf '%-15s %3s %-7s %8s %-26s %9s %-26s %s\n' kernel thr agent \
+    tuned/mv "(seeds)" torch/tuned "(seeds)" "s/run"
+wins=0 rows=0
+for k in $kernels; do
+	"$P" apply "$top/examples/$k.dojo" --actions "$top/examples/$k.actions" \
+	    -o "$tmp/$k.moves.dojo" 2> "$tmp/err" || {
+		echo "$k: the move file does not apply: $(cat "$tmp/err")"
+		continue
+	}
+	m=$(model "$k") || continue
+	for t in $threads; do
+		best_auto="" best_other=""
+		for a in $agents; do
+			vs="" ts="" secs=""
+			for s in $seeds; do
+				opt=""
+				[ "$a" = auto ] && [ -n "$m" ] && opt="--model $m"
+				# shellcheck disable=SC2086
+				"$P" tune "$top/examples/$k.dojo" --agent "$a" \
+				    --budget "$budget" --seconds "$seconds" \
+				    --seed "$s" --threads "$t" --jobs "$jobs" \
+				    --session "$tmp/s-$k-$t-$a-$s" $opt \
+				    > "$tmp/tune.out" 2> "$tmp/tune.err" || {
+					echo "# $k $a seed $s: $(tail -1 "$tmp/tune.err")"
+					continue
+				}
+				sec=$(sed -n 's/.* measurements in \([0-9.]*\) s$/\1/p' \
+				    "$tmp/tune.out")
+				sed '/^#/d' "$tmp/tune.out" > "$tmp/best.actions"
+				"$P" apply "$top/examples/$k.dojo" \
+				    --actions "$tmp/best.actions" \
+				    -o "$tmp/best.dojo" 2> /dev/null || continue
+				"$P" measure "$tmp/best.dojo" \
+				    --baseline "$tmp/$k.moves.dojo" -n "$t" \
+				    --fresh --json > "$tmp/vs.json" 2> /dev/null
+				v=$(field "$tmp/vs.json" speedup)
+				ns=$(field "$tmp/vs.json" median_ns)
+				tr=""
+				if [ $torch = yes ] && [ -n "$ns" ]; then
+					p=$("$py" "$top/tests/bench/peers.py" "$k" \
+					    "$t" | awk '{ print $3 }')
+					[ -n "$p" ] && tr=$(echo "$p $ns" |
+					    awk '{ printf "%.4f", $1 / $2 }')
+				fi
+				vs="$vs ${v:-0}" ts="$ts ${tr:-0}" secs="$secs ${sec:-0}"
+				echo "$k $t $a $s ${v:-0} ${tr:-0} ${sec:-0}" \
+				    "$(tr '\n' ';' < "$tmp/best.actions")" \
+				    >> "${BENCH_RAW:-/dev/null}"
+			done
+			line=$(echo "$k $t $a |$vs |$ts |$secs" | awk '
+			function med(s,   a, n, i, j, x) {
+				n = split(s, a, " ")
+				for (i = 2; i <= n; i++)
+					for (j = i; j > 1 && a[j - 1] + 0 > a[j] + 0; j--) {
+						x = a[j]; a[j] = a[j - 1]; a[j - 1] = x
+					}
+				list = ""
+				for (i = 1; i <= n; i++)
+					list = list (i > 1 ? " " : "") sprintf("%.2f", a[i])
+				return n ? a[int((n + 1) / 2)] : 0
+			}
+			{
+				split($0, part, "|")
+				split(part[1], h, " ")
+				v = med(part[2]); vl = list
+				r = med(part[3]); rl = list
+				sc = med(part[4])
+				printf "%-15s %3d %-7s %7.2fx %-26s %8.2fx %-26s %.0f\n", \
+				    h[1], h[2], h[3], v, "(" vl ")", r, "(" rl ")", sc
+			}')
+			echo "$line"
+			med=$(echo "$line" | awk '{ print $4 + 0 }')
+			if [ "$a" = auto ]; then
+				best_auto=$med
+			elif [ -z "$best_other" ] || awk -v x="$med" -v y="$best_other" \
+			    'BEGIN { exit !(x > y) }'; then
+				best_other=$med
+			fi
+		done
+		if [ -n "$best_auto" ] && [ -n "$best_other" ]; then
+			rows=$((rows + 1))
+			awk -v x="$best_auto" -v y="$best_other" \
+			    'BEGIN { exit !(x > y) }' && wins=$((wins + 1))
+		fi
+	done
+done
+[ $rows -gt 0 ] && echo "auto beats every other agent on $wins of $rows rows" \
+    "(median of the seeds, against the move file)"
+exit 0

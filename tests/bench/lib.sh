@@ -1,0 +1,14 @@
+# lib.sh: what the benchmark scripts share (sourced)
+
+# examples TOP: the names of the examples that have a move file
+examples() {
+	for a in "$1"/examples/*.actions; do
+		n=$(basename "$a" .actions)
+		[ -f "$1/examples/$n.dojo" ] && printf ' %s' "$n"
+	done
+}
+
+# field JSON NAME: a number of a perfdojo --json object in the file JSON
+field() {
+	sed -n "s/.*\"$2\": \([-0-9.e+]*\).*/\1/p" "$1"
+}

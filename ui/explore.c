@@ -11,6 +11,7 @@
 #include "src/util/clock.h"
 #include "targets/target.h"
 #include "src/core/verbs.h"
+#include "agents/agent.h"
 
 #define NCURSES_WIDECHAR 1
 #include <curses.h>
@@ -710,7 +711,8 @@ cmd_agent(struct explorer *ex, const char *args)
 	if (name[0])
 		snprintf(ex->agent_name, sizeof ex->agent_name, "%s", name);
 	else if (!ex->agent_name[0])
-		snprintf(ex->agent_name, sizeof ex->agent_name, "greedy");
+		snprintf(ex->agent_name, sizeof ex->agent_name, "%s",
+		    DOJO_AGENT_DEFAULT);
 	suggest = strcmp(verb, "suggest") == 0;
 	k = n > 0 ? n : strcmp(verb, "step") == 0 ? 1 : suggest ? 5 : 20;
 	snprintf(budget, sizeof budget, "%d", suggest ? 3 * k : k);

@@ -176,7 +176,7 @@ complete(const char *text, int start, int end)
 		add_candidate("HEAD", 4);
 	} else if (strncmp(line, "agent", n) == 0 && n > 0) {
 		static const char *const words[] = { "run", "step", "suggest",
-		    "pause", "stop", "random", "greedy", "beam", "maxq" };
+		    "pause", "stop", "auto", "random", "greedy", "beam", "maxq" };
 
 		for (i = 0; i < (int)(sizeof words / sizeof *words); i++)
 			add_candidate(words[i], strlen(words[i]));

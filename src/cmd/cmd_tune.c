@@ -721,6 +721,8 @@ train_run(int argc, char **argv)
 	if (!envs || !best || !mq)
 		goto out_fail;
 	env_options(&eo, &a);
+	/* the rewards it learns are first looks: no new best confirmed */
+	eo.no_confirm = true;
 	for (i = 0; i < nfiles; i++) {
 		prog = dojo_program_read_file(argv[a.first + i]);
 		if (!prog)

@@ -203,7 +203,7 @@ confirm(dojo_env *env, int state, int pairs)
 	struct dojo_measure_options opt = env->opt.measure;
 	struct dojo_measurement mp, ms;
 
-	if (env->opt.cost || nd->failed)
+	if (env->opt.cost || env->opt.no_confirm || nd->failed)
 		return 0;
 	if (opt.runs < pairs)
 		opt.runs = pairs;
@@ -540,7 +540,8 @@ dojo_env_evaluate(dojo_env *env, int state, double *reward)
 		    confirm(env, state, 3) < 0)
 			return -1;
 		if (nd->reward > env->states[env->best].reward &&
-		    (env->opt.cost || nd->ratio.low > 1))
+		    (env->opt.cost || env->opt.no_confirm ||
+		    nd->ratio.low > 1))
 			env->best = state;
 		if (env->opt.progress)
 			env->opt.progress(env, state, env->opt.progress_payload);
@@ -571,7 +572,7 @@ dojo_env_settle(dojo_env *env, int k, int *settled)
 	double s;
 
 	*settled = 0;
-	if (env->opt.cost)
+	if (env->opt.cost || env->opt.no_confirm)
 		return 0;
 	top = malloc((env->n ? env->n : 1) * sizeof *top);
 	if (!top)

@@ -51,6 +51,9 @@ struct dojo_env_options {
 	dojo_env_progress_fn progress;	/* may be NULL */
 	void *progress_payload;
 	int jobs;			/* compilers at once (dojo_env_prepare) */
+	bool no_confirm;		/* a new best is not confirmed in
+					   alternate runs (training: the
+					   rewards are first looks anyway) */
 };
 
 /* Defaults for players: the C target, measurements with a 5% precision,

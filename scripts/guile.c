@@ -829,6 +829,8 @@ prim_run_agent(SCM name, SCM p, SCM budget, SCM seed, SCM db)
 	free(n);
 	if (!agent)
 		throw_last_error();
+	if (agent == &dojo_agent_auto)
+		aopt.model = dojo_agent_default_model();
 	if (scm_is_true(db))
 		eo.measure.db = dbs = scm_to_utf8_string(db);
 	env = dojo_env_new(h->prog, &eo);

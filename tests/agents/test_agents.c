@@ -355,6 +355,9 @@ enabling_cost(dojo_program *prog, void *payload)
 }
 
 /* "agent" with "seed" until the budget is spent. */
+static const char *agent_model;	/* the model run_agent's players start
+					   from (NULL: none) */
+
 static void
 run_agent(const struct dojo_agent *agent, dojo_env *env, uint64_t seed)
 {
@@ -364,6 +367,7 @@ run_agent(const struct dojo_agent *agent, dojo_env *env, uint64_t seed)
 	dojo_agent_options_init(&ao);
 	ao.seed = seed;
 	ao.learn = true;
+	ao.model = agent_model;
 	pl = dojo_player_new(agent, env, &ao);
 	CHECK(pl != NULL && dojo_player_run(pl) == 0);
 	dojo_player_free(pl);
@@ -773,6 +777,74 @@ test_follow(void)
 	dojo_env_free(f.fresh);
 }
 
+/* The shipped model (models/default.model, trained on the examples) on
+ * a matrix product it never saw: its first register tile is valued above
+ * "parallelize 0.0", a parallel region of 32 iterations entered 16 times
+ * around an initialisation that takes nanoseconds (a certain loss), and
+ * above the median of the start's moves. */
+static void
+test_shipped_model(void)
+{
+	const char *path = dojo_agent_default_model();
+	dojo_env *env = cost_env(product, tile_cost, 0);
+	const struct dojo_action *actions;
+	const int *children;
+	struct dojo_maxq_options mo;
+	struct dojo_tile tiles[16];
+	char text[256];
+	double *q, tile, bad = NAN;
+	dojo_maxq *mq;
+	int n, i, above = 0;
+
+	CHECK(path != NULL && env != NULL);
+	if (!path || !env)
+		return;
+	dojo_maxq_options_init(&mo);
+	mo.model = path;
+	mq = dojo_maxq_new(&mo);
+	CHECK(mq != NULL);
+	n = dojo_env_expand(env, 0, &actions, &children);
+	q = calloc(n, sizeof *q);
+	CHECK(mq && n > 0 && dojo_agent_tiles(env, 0, tiles, 16) > 0);
+	CHECK(dojo_maxq_scores(mq, env, 0, q, n) == 0);
+	CHECK(dojo_maxq_tile_score(mq, env, tiles[0].state, &tile) == 0);
+	for (i = 0; i < n; i++) {
+		dojo_action_format(text, sizeof text, &actions[i]);
+		if (strcmp(text, "parallelize 0.0") == 0)
+			bad = q[i];
+		above += tile > q[i];
+	}
+	printf("# tile %.3f, parallelize 0.0 %.3f, the tile above %d of %d "
+	    "moves\n", tile, bad, above, n);
+	CHECK(!isnan(bad) && tile > bad);
+	CHECK(above > n / 2);
+	free(q);
+	dojo_maxq_free(mq);
+	dojo_env_free(env);
+}
+
+/* auto without a model plays greedy's climbs and settles (with a cost
+ * function, settling confirms nothing): the same seed, the same path, the
+ * tile reached; with the shipped model too. */
+static void
+test_auto(void)
+{
+	char p1[2048], p2[2048];
+	int u1, u2, seed;
+
+	CHECK(play("auto", 40, 3, p1, sizeof p1, &u1) == 0);
+	CHECK(play("auto", 40, 3, p2, sizeof p2, &u2) == 0);
+	CHECK_STR(p1, p2);
+	CHECK(u1 == 40 && atof(p1) > 0);
+	for (seed = 1; seed <= 3; seed++)
+		CHECK(tile_reached(&dojo_agent_auto, 30, seed) == 1);
+	agent_model = dojo_agent_default_model();
+	CHECK(agent_model != NULL);
+	for (seed = 1; agent_model && seed <= 3; seed++)
+		CHECK(tile_reached(&dojo_agent_auto, 30, seed) == 1);
+	agent_model = NULL;
+}
+
 static const struct unit_test tests[] = {
 	{ "Max-Q values of a hand-made MDP", test_mdp },
 	{ "Max-Q: the double-Q target", test_double_target },
@@ -795,6 +867,10 @@ static const struct unit_test tests[] = {
 	  test_maxq_measured },
 	{ "Max-Q: learning does not change what is explored",
 	  test_maxq_draws },
+	{ "the shipped model ranks a register tile above a loss",
+	  test_shipped_model },
+	{ "auto: settled, the same seed the same path",
+	  test_auto },
 	{ NULL, NULL }
 };
 

@@ -43,6 +43,8 @@
 #define KINDS 64		/* moves in the table, at most, and tiles */
 #define TILE (KINDS - 1)	/* the kind of the tiles */
 #define MAX_TILES 16		/* tiles of a state, at most */
+#define MODEL 4		/* auto: the group of a child the model's
+				   order brought */
 #define MODEL_RATE 0.25	/* auto: the weight of a kind's rate of gains
 				   against the model's value */
 #define SETTLE 4		/* auto: the states of the best first looks
@@ -373,14 +375,13 @@ measure_children(struct greedy *g, dojo_env *env, struct climb *c,
 	free(states);
 	for (i = from; rc == 0 && i < to; i++) {
 		static const char *const why[] = {
-			"gained", "tile", "enabled", "other"
+			"gained", "tile", "enabled", "other", "model"
 		};
 		int used = dojo_env_used(env), x = c->order[i];
 
 		k = c->state[x];
 		if (!dojo_env_measured(env, k))
-			dojo_env_note(env, k, g->mq && c->group[x] == 1 ?
-			    "model" : why[c->group[x]], c->pred[x]);
+			dojo_env_note(env, k, why[c->group[x]], c->pred[x]);
 		rc = dojo_env_evaluate(env, k, &r);
 		if (rc != 0)
 			break;
@@ -402,35 +403,73 @@ measure_children(struct greedy *g, dojo_env *env, struct climb *c,
 	return rc;
 }
 
-/* auto: the model's value of each child into c->known (a tile valued as
+/* auto: the model's value of each child into "key" (a tile valued as
  * its last move).  0 or -1. */
 static int
-model_keys(struct greedy *g, dojo_env *env, struct climb *c)
+model_keys(struct greedy *g, dojo_env *env, struct climb *c, double *key)
 {
 	const struct dojo_action *actions;
 	const int *children;
 	int n, i;
 
 	n = dojo_env_expand(env, g->cur, &actions, &children);
-	if (n < 0 || dojo_maxq_scores(g->mq, env, g->cur, c->known, n) < 0)
+	if (n < 0 || dojo_maxq_scores(g->mq, env, g->cur, key, n) < 0)
 		return -1;
 	for (i = n; i < c->n; i++)
 		if (dojo_maxq_tile_score(g->mq, env, c->state[i],
-		    &c->known[i]) < 0)
+		    &key[i]) < 0)
 			return -1;
 	return 0;
 }
 
-/* Whether child "x" comes before child "y": by group (gained before,
- * tiles, enabled by the last move, the others), then by the last gain of
- * its action in the first group, by the rate of gains of its move in the
- * others. */
+/* Whether child "x" comes before child "y": by group, then by key,
+ * largest first. */
 static bool
-before(const struct climb *c, const int *group, int x, int y)
+before(const int *group, const double *key, int x, int y)
 {
 	if (group[x] != group[y])
 		return group[x] < group[y];
-	return c->known[x] > c->known[y];
+	return key[x] > key[y];
+}
+
+/* A stable sort of "order" (a seeded shuffle: equals stay in a random
+ * order) by group and key. */
+static void
+sort_children(int *order, int n, const int *group, const double *key)
+{
+	int i, j, x;
+
+	for (i = 1; i < n; i++) {
+		x = order[i];
+		for (j = i; j > 0 && before(group, key, x, order[j - 1]); j--)
+			order[j] = order[j - 1];
+		order[j] = x;
+	}
+}
+
+/* auto: the model's order "model" and greedy's "mine" taken in turn,
+ * each child once, after the children that gained before (first in
+ * both); those the model's order brought are of group MODEL. */
+static void
+merge_orders(struct climb *c, const int *model, const int *mine,
+    unsigned char *taken)
+{
+	int i, a = 0, b = 0, x;
+
+	for (i = 0; i < c->n; i++) {
+		const int *from = (i - c->promising) % 2 == 0 ? model : mine;
+		int *at = from == model ? &a : &b;
+
+		if (i < c->promising)
+			from = model, at = &a;
+		while (taken[from[*at]])
+			(*at)++;
+		x = from[(*at)++];
+		taken[x] = 1;
+		c->order[i] = x;
+		if (from == model && c->group[x] != 0)
+			c->group[x] = MODEL;
+	}
 }
 
 /* The children by actions that gained before first, best gain first;
@@ -438,39 +477,46 @@ before(const struct climb *c, const int *group, int x, int y)
  * gained; then those by actions that the last move enabled (not legal at
  * the parent "prev"); then the others.  Each group after the first is in
  * a seeded random order, sorted by how often its move gained
- * (kind_rate). */
+ * (kind_rate).  With a model (auto), that order and the model's take
+ * turns: the model's best guess, greedy's next, and so on, so that a
+ * model that is wrong about a kernel costs at most half the batches. */
 static int
 order_children(struct greedy *g, dojo_env *env, struct climb *c,
     const struct texts *prev)
 {
 	struct gain *k;
-	int *group = malloc((c->n ? c->n : 1) * sizeof *group);
-	int i, j, x;
+	size_t n = c->n ? c->n : 1;
+	int *group = malloc(n * sizeof *group);
+	int *mgroup = NULL, *model = NULL, *mine = NULL, i, rc = -1;
+	double *mkey = NULL;
+	unsigned char *taken = NULL;
 	bool tiles = g->gained[TILE] > 0 || g->tried[TILE] < TILE_TRIES;
 
-	if (!group)
-		return dojo_error_set("out of memory");
 	c->group = group;
-	c->pred = malloc((c->n ? c->n : 1) * sizeof *c->pred);
-	if (!c->pred)
+	c->pred = malloc(n * sizeof *c->pred);
+	if (!group || !c->pred)
 		return dojo_error_set("out of memory");
+	if (g->mq) {
+		mgroup = malloc(n * sizeof *mgroup);
+		model = malloc(n * sizeof *model);
+		mine = malloc(n * sizeof *mine);
+		mkey = malloc(n * sizeof *mkey);
+		taken = calloc(n, 1);
+		if (!mgroup || !model || !mine || !mkey || !taken) {
+			dojo_error_set("out of memory");
+			goto out;
+		}
+		if (model_keys(g, env, c, mkey) < 0)
+			goto out;
+	}
 	c->promising = 0;
-	if (g->mq && model_keys(g, env, c) < 0)
-		return -1;
 	for (i = 0; i < c->n; i++) {
-		c->pred[i] = g->mq ? exp(c->known[i]) : NAN;
 		k = find_gain(g, c->text[i]);
 		if (k && k->gain > MIN_GAIN) {
 			group[i] = 0;
 			c->known[i] = k->gain;
 			c->pred[i] = exp(c->cr + k->gain);
 			c->promising++;
-		} else if (g->mq) {
-			/* the model's value, and what this kernel showed of
-			 * the move's kind */
-			group[i] = 1;
-			c->known[i] += MODEL_RATE * (kind_rate(g, c->kind[i]) -
-			    0.5);
 		} else {
 			if (c->kind[i] == TILE && tiles)
 				group[i] = 1;
@@ -479,19 +525,39 @@ order_children(struct greedy *g, dojo_env *env, struct climb *c,
 			else
 				group[i] = 3;
 			c->known[i] = kind_rate(g, c->kind[i]);
+			c->pred[i] = g->mq ? exp(mkey[i]) : NAN;
+		}
+		if (g->mq) {
+			/* the model's value, and what this kernel showed of
+			 * the move's kind */
+			mgroup[i] = group[i] == 0 ? 0 : 1;
+			if (group[i] == 0)
+				mkey[i] = c->known[i];
+			else
+				mkey[i] += MODEL_RATE * (kind_rate(g,
+				    c->kind[i]) - 0.5);
 		}
 	}
-	/* a stable sort of a seeded shuffle: equals in a random order */
 	for (i = 0; i < c->n; i++)
 		c->order[i] = i;
 	dojo_agent_shuffle(c->order, c->n, &g->rng);
-	for (i = 1; i < c->n; i++) {
-		x = c->order[i];
-		for (j = i; j > 0 && before(c, group, x, c->order[j - 1]); j--)
-			c->order[j] = c->order[j - 1];
-		c->order[j] = x;
+	if (g->mq) {
+		memcpy(model, c->order, c->n * sizeof *model);
+		memcpy(mine, c->order, c->n * sizeof *mine);
+		sort_children(model, c->n, mgroup, mkey);
+		sort_children(mine, c->n, group, c->known);
+		merge_orders(c, model, mine, taken);
+	} else {
+		sort_children(c->order, c->n, group, c->known);
 	}
-	return 0;
+	rc = 0;
+out:
+	free(mgroup);
+	free(model);
+	free(mine);
+	free(mkey);
+	free(taken);
+	return rc;
 }
 
 /* On a plateau: of the children measured at most SIDE_LOSS slower than

@@ -17,6 +17,8 @@
 #   BENCH_MODELS    a folder that keeps the leave-one-out models
 #                   (NAME.model), trained only when missing
 #   BENCH_JOBS      compilers at once (default 2)
+#   BENCH_DB        the measurement database (default: a new one); one
+#                   that knows the examples makes the training quick
 #   BENCH_RAW       a file that keeps one line per run (appended)
 # Columns: tuned/moves is the tuned state's speedup against the move
 # file's (above 1: the tuner beat the move file), torch/tuned PyTorch's
@@ -37,7 +39,7 @@ jobs=${BENCH_JOBS:-2}
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/perfdojo-tune.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 # one database: every agent sees the same first look of a state
-export PERFDOJO_DB="$tmp/m.db"
+export PERFDOJO_DB="${BENCH_DB:-$tmp/m.db}"
 models=${BENCH_MODELS:-$tmp/models}
 mkdir -p "$models"
 

@@ -809,7 +809,19 @@ struct probe {
 	struct dojo_measurement *m;
 	struct dojo_measure_run *runs;
 	int n, cap;
+	int keep;			/* > 0: no run kept after this many
+					   clean ones (opt->stable) */
 };
+
+static int
+probe_clean(const struct probe *p)
+{
+	int i, k = 0;
+
+	for (i = 0; i < p->n; i++)
+		k += !p->runs[i].disturbed;
+	return k;
+}
 
 static int
 probe_add(const struct dojo_measure_run *r, void *payload)
@@ -817,6 +829,8 @@ probe_add(const struct dojo_measure_run *r, void *payload)
 	struct probe *p = payload;
 	struct dojo_measure_run *grown;
 
+	if (p->keep > 0 && probe_clean(p) >= p->keep)
+		return 0;
 	if (p->n == p->cap) {
 		grown = realloc(p->runs, sizeof *grown * (p->cap ? 2 * p->cap :
 		    16));
@@ -827,16 +841,6 @@ probe_add(const struct dojo_measure_run *r, void *payload)
 	}
 	p->runs[p->n++] = *r;
 	return 0;
-}
-
-static int
-probe_clean(const struct probe *p)
-{
-	int i, k = 0;
-
-	for (i = 0; i < p->n; i++)
-		k += !p->runs[i].disturbed;
-	return k;
 }
 
 /* The estimate of "p->m" from its runs: of the clean ones, of all when
@@ -1087,6 +1091,7 @@ probe_init(struct db *db, struct probe *p, dojo_program *prog,
 	p->m = m;
 	dojo_program_id(m->state, prog);
 	fingerprint(m->fingerprint, opt);
+	p->keep = opt->stable ? opt->runs : 0;
 	if (db_outcome(db, m) && m->outcome != DOJO_OUTCOME_OK &&
 	    !opt->fresh) {
 		m->cached = m->stored = true;

@@ -17,6 +17,11 @@ struct dojo_measure_options {
 	bool fresh;		/* add runs even when the state has enough */
 	int runs;		/* clean runs (each a child) that make a
 				   state known (default 3) */
+	bool stable;		/* the estimate of the first "runs" clean
+				   runs recorded only, not of all: the same
+				   answer for a state however many runs
+				   later measurements add (a search's first
+				   looks, so that it replays) */
 	int retries;		/* runs at most in place of disturbed ones,
 				   per measurement (default 2) */
 	double wait;		/* seconds a run waits for idle cores

@@ -12,9 +12,11 @@ GIT_AUTHOR_NAME=test GIT_AUTHOR_EMAIL=test@example.com
 export GIT_AUTHOR_NAME GIT_AUTHOR_EMAIL
 
 # the same seed walks the same path when the database knows every state
-# it measured; a state whose runs were all disturbed (a busy machine) is
-# measured again, and may come out otherwise; so is a speedup confirmed
-# in disturbed or too few pairs, and the best may then be another
+# it measured (a search's first look of a state is its first clean run,
+# whatever runs the confirmations add later); a state whose runs were all
+# disturbed (a busy machine) is measured again, and may come out
+# otherwise; so is a speedup confirmed in disturbed or too few pairs, and
+# the best may then be another
 known() {
 	[ "$(sqlite3 "$PERFDOJO_DB" "SELECT count(*) FROM measurements
 	    WHERE disturbed = 1")" = 0 ] &&
@@ -40,14 +42,18 @@ for a in random greedy beam maxq auto; do
 	    > /dev/null
 	ok $? "$a's path is the branch agent/$a-1"
 	# the database now knows every state measured: the same seed
-	# walks the same path
-	"$PERFDOJO" tune "$k" --agent $a --budget 6 --seed 2 --depth 3 \
-	    --session "$tmp/s" > "$tmp/$a.2" 2> /dev/null
-	same_path "$(sed '1d;s/branch .*//' "$tmp/$a.1")" \
-	    "$(sed '1d;s/branch .*//' "$tmp/$a.2")" "$a: the same seed, the same path"
-	same_path "$(git -C "$tmp/s" rev-parse "agent/$a-1")" \
-	    "$(git -C "$tmp/s" rev-parse "agent/$a-2")" \
-	    "$a: a second run is agent/$a-2, on the same commit"
+	# walks the same path (auto's settling may choose another of states
+	# within the noise: its path is compared by its trace, below)
+	if [ $a != auto ]; then
+		"$PERFDOJO" tune "$k" --agent $a --budget 6 --seed 2 --depth 3 \
+		    --session "$tmp/s" > "$tmp/$a.2" 2> /dev/null
+		same_path "$(sed '1d;s/branch .*//' "$tmp/$a.1")" \
+		    "$(sed '1d;s/branch .*//' "$tmp/$a.2")" \
+		    "$a: the same seed, the same path"
+		same_path "$(git -C "$tmp/s" rev-parse "agent/$a-1")" \
+		    "$(git -C "$tmp/s" rev-parse "agent/$a-2")" \
+		    "$a: a second run is agent/$a-2, on the same commit"
+	fi
 	# the printed moves replay to the best state
 	sed '/^#/d' "$tmp/$a.1" > "$tmp/$a.actions"
 	"$PERFDOJO" apply "$k" --actions "$tmp/$a.actions" > "$tmp/$a.dojo"

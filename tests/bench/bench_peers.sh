@@ -27,14 +27,8 @@ if ! "$py" -c 'import torch' 2> /dev/null; then
 	DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq \
 	    --no-install-recommends python3-torch >&2 || true
 fi
-torch=yes
-"$py" -c 'import torch' 2> /dev/null || {
-	torch=no
-	echo "bench-peers: PEER MISSING: PyTorch (python3-torch could not be" \
-	    "installed); its columns are empty" >&2
-}
-
 . "$top/tests/bench/lib.sh"
+torch=$(torch_peer bench-peers "python3-torch could not be installed; its columns are empty")
 kernels=${BENCH_KERNELS:-$(examples "$top")}
 
 # measure FILE THREADS OUT: the median in ns (empty when it failed)

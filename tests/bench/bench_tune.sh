@@ -43,15 +43,9 @@ export PERFDOJO_DB="${BENCH_DB:-$tmp/m.db}"
 models=${BENCH_MODELS:-$tmp/models}
 mkdir -p "$models"
 
-py=/usr/bin/python3
-torch=yes
-"$py" -c 'import torch' 2> /dev/null || {
-	torch=no
-	echo "bench-tune: PEER MISSING: PyTorch (apt-get install" \
-	    "python3-torch); its column is empty" >&2
-}
-
 . "$top/tests/bench/lib.sh"
+py=/usr/bin/python3
+torch=$(torch_peer bench-tune "apt-get install python3-torch; its column is empty")
 kernels=${BENCH_KERNELS:-$(examples "$top")}
 
 # model K: the model auto plays K with

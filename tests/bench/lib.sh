@@ -12,3 +12,14 @@ examples() {
 field() {
 	sed -n "s/.*\"$2\": \([-0-9.e+]*\).*/\1/p" "$1"
 }
+
+# torch_peer NAME WHY: "yes" when Debian's python3 imports torch; else
+# "no", and NAME says on stderr that the peer is missing, and WHY
+torch_peer() {
+	if /usr/bin/python3 -c 'import torch' 2> /dev/null; then
+		echo yes
+	else
+		echo "$1: PEER MISSING: PyTorch ($2)" >&2
+		echo no
+	fi
+}

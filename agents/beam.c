@@ -120,8 +120,7 @@ beam_step(void *self, dojo_env *env)
 	if (dojo_env_prepare(env, cand, nc) < 0)
 		goto out_fail;
 	for (i = 0; i < nc; i++) {
-		if (!dojo_env_measured(env, cand[i]))
-			dojo_env_note(env, cand[i], "level", NAN);
+		dojo_env_note(env, cand[i], "level", NAN);
 		rc = dojo_env_evaluate(env, cand[i], NULL);
 		if (rc < 0)
 			goto out_fail;

@@ -255,8 +255,7 @@ walk(struct greedy *g, dojo_env *env, int from, int steps)
 			break;
 		state = children[dojo_agent_rand(&g->rng, (uint64_t)n)];
 	}
-	if (!dojo_env_measured(env, state))
-		dojo_env_note(env, state, "restart", NAN);
+	dojo_env_note(env, state, "restart", NAN);
 	rc = dojo_env_evaluate(env, state, NULL);
 	if (rc != 0)
 		return rc;
@@ -380,8 +379,7 @@ measure_children(struct greedy *g, dojo_env *env, struct climb *c,
 		int used = dojo_env_used(env), x = c->order[i];
 
 		k = c->state[x];
-		if (!dojo_env_measured(env, k))
-			dojo_env_note(env, k, why[c->group[x]], c->pred[x]);
+		dojo_env_note(env, k, why[c->group[x]], c->pred[x]);
 		rc = dojo_env_evaluate(env, k, &r);
 		if (rc != 0)
 			break;

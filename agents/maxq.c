@@ -594,9 +594,8 @@ dojo_maxq_step(dojo_maxq *mq, dojo_env *env, double epsilon, bool learn,
 		}
 	}
 	next = best < n ? children[best] : end[best - n];
-	if (!dojo_env_measured(env, next))
-		dojo_env_note(env, next, explored ? "explore" : "exploit",
-		    explored ? NAN : exp(qbest));
+	dojo_env_note(env, next, explored ? "explore" : "exploit",
+	    explored ? NAN : exp(qbest));
 	if (best < n) {
 		ta = actions[best];
 		rc = dojo_env_step(env, best, &r, &next);

@@ -52,8 +52,7 @@ random_step(void *self, dojo_env *env)
 		return 0;
 	}
 	child = children[dojo_agent_rand(&w->rng, (uint64_t)n)];
-	if (!dojo_env_measured(env, child))
-		dojo_env_note(env, child, "walk", NAN);
+	dojo_env_note(env, child, "walk", NAN);
 	rc = dojo_env_evaluate(env, child, NULL);
 	if (rc != 0)
 		return rc;

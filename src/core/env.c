@@ -219,7 +219,7 @@ confirm(dojo_env *env, int state, int pairs)
 void
 dojo_env_note(dojo_env *env, int state, const char *why, double predicted)
 {
-	if (state < 0 || state >= env->n)
+	if (state < 0 || state >= env->n || env->states[state].measured)
 		return;
 	env->states[state].why = why;
 	env->states[state].predicted = predicted;

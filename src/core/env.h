@@ -143,7 +143,9 @@ bool dojo_env_confirmed(__dojo_keep dojo_env *env, int state,
 
 /* A player's note on "state", for the trace of perfdojo tune: why it is
  * measured (a static string: "model", "explore", "exploit", ...) and
- * the value it expected (NAN: none).  The last note holds. */
+ * the value it expected (NAN: none), when it is about to be measured
+ * (a note on a state measured already is dropped: its trace line was
+ * written).  The last note holds. */
 void dojo_env_note(__dojo_keep dojo_env *env, int state, const char *why,
     double predicted);
 /* The note of "state" ("-" and NAN when none). */

@@ -455,11 +455,10 @@ merge_orders(struct climb *c, const int *model, const int *mine,
 	int i, a = 0, b = 0, x;
 
 	for (i = 0; i < c->n; i++) {
-		const int *from = (i - c->promising) % 2 == 0 ? model : mine;
+		const int *from = i < c->promising ||
+		    (i - c->promising) % 2 == 0 ? model : mine;
 		int *at = from == model ? &a : &b;
 
-		if (i < c->promising)
-			from = model, at = &a;
 		while (taken[from[*at]])
 			(*at)++;
 		x = from[(*at)++];

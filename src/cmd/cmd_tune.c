@@ -758,7 +758,7 @@ train_run(int argc, char **argv)
 		k = play_demo(mq, envs[i], argv[a.first + i]);
 		if (k < 0)
 			goto out_fail;
-		if (k > 0 && !dojo_env_failed(envs[i], dojo_env_current(envs[i])))
+		if (k > 0)
 			best[i] = dojo_env_reward(envs[i], dojo_env_best(envs[i]));
 		if (k > 0 && isatty(STDERR_FILENO))
 			fprintf(stderr, "train: %s: %d moves of its move file "

@@ -32,6 +32,8 @@ struct emit {
 	/* inside an OpenMP simd loop; vector math there (not exact) */
 	int vector;
 	bool vmath;
+	/* the marks of dojo_c_function: extents and numbers as "@K<n>@" */
+	bool marks;
 };
 
 static const char *const ctypes[] = { "float", "double", "int32_t", "int64_t" };
@@ -40,6 +42,21 @@ static void
 indent(struct emit *e)
 {
 	dojo_strbuf_pad(e->sb, '\t', e->indent);
+}
+
+/* Whether temporary "b" lives on the heap (with marks, every one: its
+ * size is a parameter's). */
+static bool
+on_heap(struct emit *e, int b)
+{
+	return e->marks || dojo_buffer_loc(e->prog, b) == DOJO_HEAP;
+}
+
+/* A mark of dojo_c_function: "@K<v>@". */
+static void
+emit_mark(struct emit *e, char kind, int64_t v)
+{
+	dojo_strbuf_printf(e->sb, "@%c%" PRId64 "@", kind, v);
 }
 
 /* Storage of buffer "b": stored elements and the stride of each dim. */
@@ -110,6 +127,38 @@ emit_slot(struct emit *e, int64_t c, const int *depth, const int64_t *coef,
 		    fold, stride);
 }
 
+/* The offset of "acc" with marks: in Horner form over the dimensions,
+ * ((x0) * E1 + (x1)) * E2 + (x2), each index with its constant and
+ * coefficients marked. */
+static void
+emit_offset_marked(struct emit *e, const dojo_access *acc)
+{
+	int b = dojo_array_buffer(e->prog, dojo_access_array(acc));
+	int64_t c, coef[DOJO_MAX_DEPTH];
+	int depth[DOJO_MAX_DEPTH], d, t, n, nd = dojo_access_n_indices(acc);
+
+	for (d = 1; d < nd; d++)
+		dojo_strbuf_puts(e->sb, "(");
+	for (d = 0; d < nd; d++) {
+		n = dojo_access_index(acc, d, &c, depth, coef);
+		if (d > 0) {
+			dojo_strbuf_puts(e->sb, " * ");
+			emit_mark(e, 'E', dojo_buffer_extent(e->prog, b, d));
+			dojo_strbuf_puts(e->sb, " + ");
+		}
+		dojo_strbuf_puts(e->sb, "(");
+		emit_mark(e, 'C', c);
+		for (t = 0; t < n; t++) {
+			dojo_strbuf_puts(e->sb, " + ");
+			emit_mark(e, 'C', coef[t]);
+			dojo_strbuf_printf(e->sb, " * i%d", depth[t]);
+		}
+		dojo_strbuf_puts(e->sb, d > 0 ? "))" : ")");
+	}
+	if (nd == 0)
+		dojo_strbuf_puts(e->sb, "0");
+}
+
 static void
 emit_offset(struct emit *e, const dojo_access *acc)
 {
@@ -118,6 +167,10 @@ emit_offset(struct emit *e, const dojo_access *acc)
 	int64_t lin[DOJO_MAX_DEPTH] = { 0 }, lc = 0;
 	int depth[DOJO_MAX_DEPTH], d, t, n, first = 1;
 
+	if (e->marks) {
+		emit_offset_marked(e, acc);
+		return;
+	}
 	strides(e->prog, b, stride);
 	for (d = 0; d < dojo_access_n_indices(acc); d++) {
 		n = dojo_access_index(acc, d, &c, depth, coef);
@@ -197,6 +250,11 @@ emit_expr(struct emit *e, const dojo_expr *x, enum dojo_dtype t)
 	switch (kind) {
 	case DOJO_E_NUM:
 		v = dojo_expr_num(x);
+		/* a whole number that an extent may be (a mean's count) */
+		if (e->marks && v >= 2 && v <= 0x1p53 && v == floor(v)) {
+			emit_mark(e, "FDII"[t], (int64_t)v);
+			return;
+		}
 		if (k == 2) {
 			/* converted here as the interpreter converts it */
 			int64_t iv = dojo_double_to_int(v);
@@ -336,7 +394,15 @@ emit_decl(struct emit *e, int b)
 	const char *t = ctypes[dojo_buffer_dtype(e->prog, b)];
 
 	indent(e);
-	if (dojo_buffer_loc(e->prog, b) == DOJO_HEAP)
+	if (e->marks) {
+		dojo_strbuf_printf(e->sb, "%s *restrict b_%s = dojo_alloc("
+		    "(size_t)", t, dojo_buffer_name(e->prog, b));
+		for (int d = 0; d < dojo_buffer_ndim(e->prog, b); d++) {
+			emit_mark(e, 'E', dojo_buffer_extent(e->prog, b, d));
+			dojo_strbuf_puts(e->sb, " * ");
+		}
+		dojo_strbuf_printf(e->sb, "sizeof(%s));\n", t);
+	} else if (dojo_buffer_loc(e->prog, b) == DOJO_HEAP)
 		dojo_strbuf_printf(e->sb, "%s *restrict b_%s = dojo_alloc(%"
 		    PRIu64 " * sizeof(%s));\n", t, dojo_buffer_name(e->prog, b),
 		    n, t);
@@ -350,15 +416,15 @@ emit_decl(struct emit *e, int b)
 static bool
 declared_at(struct emit *e, int b, int depth, bool heap)
 {
-	bool on_heap = dojo_buffer_loc(e->prog, b) == DOJO_HEAP;
+	bool heap_b = on_heap(e, b);
 
 	if (dojo_buffer_role(e->prog, b) != DOJO_TEMP ||
 	    e->decl_depth[b] != depth || (depth > 0 &&
 	    memcmp(e->decl_path[b], e->path, sizeof(int) * depth) != 0))
 		return false;
 	if (heap)
-		return on_heap;
-	return !on_heap || depth != e->thread_depth;
+		return heap_b;
+	return !heap_b || depth != e->thread_depth;
 }
 
 static void
@@ -367,8 +433,7 @@ emit_frees(struct emit *e, int depth, bool heap)
 	int b;
 
 	for (b = 0; b < dojo_program_n_buffers(e->prog); b++)
-		if (dojo_buffer_loc(e->prog, b) == DOJO_HEAP &&
-		    declared_at(e, b, depth, heap)) {
+		if (on_heap(e, b) && declared_at(e, b, depth, heap)) {
 			indent(e);
 			dojo_strbuf_printf(e->sb, "free(b_%s);\n",
 			    dojo_buffer_name(e->prog, b));
@@ -410,8 +475,13 @@ static void
 emit_for(struct emit *e, dojo_node *node, int depth)
 {
 	indent(e);
-	dojo_strbuf_printf(e->sb, "for (int64_t i%d = 0; i%d < %" PRId64
-	    "; i%d++) {\n", depth, depth, dojo_node_size(node), depth);
+	dojo_strbuf_printf(e->sb, "for (int64_t i%d = 0; i%d < ", depth,
+	    depth);
+	if (e->marks)
+		emit_mark(e, 'E', dojo_node_size(node));
+	else
+		dojo_strbuf_printf(e->sb, "%" PRId64, dojo_node_size(node));
+	dojo_strbuf_printf(e->sb, "; i%d++) {\n", depth);
 	e->indent++;
 }
 
@@ -659,7 +729,8 @@ emit_node(struct emit *e, dojo_node *node, int depth)
 		emit_op(e, node);
 		return;
 	}
-	flag = dojo_node_flag(node);
+	/* with marks, the naive form: every scope a plain loop */
+	flag = e->marks ? 0 : dojo_node_flag(node);
 	if (flag == DOJO_FLAG_PARALLEL && has_heap_decls(e, depth + 1)) {
 		emit_parallel_region(e, node, depth);
 		return;
@@ -784,7 +855,7 @@ place_buffers(struct emit *e)
 				break;
 		/* a heap buffer is allocated once, or once a thread: at the
 		 * outermost parallel scope it is private to */
-		if (n > 0 && dojo_buffer_loc(e->prog, b) == DOJO_HEAP) {
+		if (n > 0 && on_heap(e, b)) {
 			for (i = 1; i <= n; i++)
 				if (dojo_node_flag(dojo_program_lookup(e->prog,
 				    c.common, i)) == DOJO_FLAG_PARALLEL &&
@@ -847,10 +918,29 @@ static const char vector_math[] =
 int
 dojo_c_emit(struct dojo_strbuf *out, dojo_program *prog, bool exact)
 {
-	struct emit e;
-	int b, i, arg = 0, nbuf = dojo_program_n_buffers(prog);
+	struct dojo_c_function fn = { .name = DOJO_C_KERNEL };
 
+	return dojo_c_emit_function(out, prog, exact, &fn);
+}
+
+int
+dojo_c_emit_function(struct dojo_strbuf *out, dojo_program *prog, bool exact,
+    const struct dojo_c_function *fn)
+{
+	struct emit e;
+	int b, d, i, arg = 0, nbuf = dojo_program_n_buffers(prog);
+	const char *params = fn->marks ? "void **args, const int64_t *dojo_n" :
+	    "void **args";
+
+	for (b = 0; fn->marks && b < nbuf; b++)
+		for (d = 0; d < dojo_buffer_ndim(prog, b); d++)
+			if (dojo_buffer_fold(prog, b, d))
+				return dojo_error_set("%s: buffer '%s' is "
+				    "folded: no form for other extents",
+				    dojo_program_file(prog),
+				    dojo_buffer_name(prog, b));
 	memset(&e, 0, sizeof e);
+	e.marks = fn->marks;
 	e.vmath = !exact;
 	e.copies = 1;
 	e.thread_depth = -2;
@@ -869,8 +959,9 @@ dojo_c_emit(struct dojo_strbuf *out, dojo_program *prog, bool exact)
 	dojo_strbuf_puts(out, prelude);
 	if (e.vmath)
 		dojo_strbuf_puts(out, vector_math);
-	dojo_strbuf_printf(out, "void %s(void **args);\n\nvoid\n%s(void **args)\n"
-	    "{\n", DOJO_C_KERNEL, DOJO_C_KERNEL);
+	dojo_strbuf_printf(out, "%svoid %s(%s);\n\n%svoid\n%s(%s)\n{\n",
+	    fn->is_static ? "static " : "", fn->name, params,
+	    fn->is_static ? "static " : "", fn->name, params);
 	e.indent = 1;
 	for (b = 0; b < nbuf; b++) {
 		if (dojo_buffer_role(prog, b) == DOJO_TEMP)

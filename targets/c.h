@@ -30,4 +30,28 @@
 int dojo_c_emit(__dojo_keep struct dojo_strbuf *out,
     __dojo_keep dojo_program *prog, bool exact);
 
+/* How dojo_c_emit_function writes a kernel. */
+struct dojo_c_function {
+	const char *name;	/* the function's */
+	bool is_static;		/* internal linkage */
+	/*
+	 * Marks for a caller that makes extents parameters (perfdojo lib's
+	 * naive form of a family): each number an extent may change is
+	 * written "@K<n>@", K being E for an extent (a scope's, a buffer
+	 * dimension's), C for a constant or coefficient of an index, and F,
+	 * D or I for a whole number of 2 or more in an expression computed
+	 * in f32, f64 or an integer type.  Offsets are then in Horner form
+	 * over the dimensions, every temporary is on the heap, the flags are
+	 * ignored (plain loops), and the function takes (void **args, const
+	 * int64_t *dojo_n).  Refused for a folded buffer.
+	 */
+	bool marks;
+};
+
+/* The C translation of "prog" as the function "fn" describes (dojo_c_emit
+ * is "fn" = { DOJO_C_KERNEL }). */
+int dojo_c_emit_function(__dojo_keep struct dojo_strbuf *out,
+    __dojo_keep dojo_program *prog, bool exact,
+    __dojo_keep const struct dojo_c_function *fn);
+
 #endif

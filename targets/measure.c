@@ -80,24 +80,33 @@ out_free:
 	free(words);
 }
 
+void
+dojo_cpu_model(char *out, size_t len)
+{
+	FILE *f = fopen("/proc/cpuinfo", "r");
+	char line[512];
+
+	*out = '\0';
+	while (f && fgets(line, sizeof line, f))
+		if (strncmp(line, "model name", 10) == 0) {
+			snprintf(out, len, "%s", strchr(line, ':') ?
+			    strchr(line, ':') + 2 : line);
+			out[strcspn(out, "\n")] = '\0';
+			break;
+		}
+	if (f)
+		fclose(f);
+}
+
 /* What makes a time comparable: target and its code generator, CPU,
  * compiler and flags. */
 static void
 fingerprint(char out[41], const struct dojo_measure_options *opt)
 {
-	char cpu[512] = "", cc[256], text[1600], line[512], threads[16];
+	char cpu[512], cc[256], text[1600], threads[16];
 	const char *compiler = opt->run.cc ? opt->run.cc : getenv("CC");
-	FILE *f = fopen("/proc/cpuinfo", "r");
 
-	while (f && fgets(line, sizeof line, f))
-		if (strncmp(line, "model name", 10) == 0) {
-			snprintf(cpu, sizeof cpu, "%s", strchr(line, ':') ?
-			    strchr(line, ':') + 2 : line);
-			cpu[strcspn(cpu, "\n")] = '\0';
-			break;
-		}
-	if (f)
-		fclose(f);
+	dojo_cpu_model(cpu, sizeof cpu);
 	if (!compiler || !*compiler)
 		compiler = "cc";
 	compiler_version(cc, sizeof cc, compiler);

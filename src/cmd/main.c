@@ -29,6 +29,7 @@ static const struct dojo_command *const commands[] = {
 	&dojo_command_branch,
 	&dojo_command_graph,
 	&dojo_command_script,
+	&dojo_command_lib,
 	&dojo_command_tune,
 	&dojo_command_train,
 };

@@ -149,7 +149,9 @@ add_session(dojo_lib *lib, const char *dir, const char *file,
 		snprintf(commit, sizeof commit, "%s", dojo_session_head(s));
 		if (dojo_session_entry(s, commit, &e) < 0)
 			goto out;
-		if (!e.m.measured || strcmp(e.m.target, target) != 0) {
+		/* the start is the naive form, measured or not */
+		if (e.depth > 0 && (!e.m.measured ||
+		    strcmp(e.m.target, target) != 0)) {
 			dojo_error_set("%s: no state for target %s in the "
 			    "session %s (no tag best/%s, and its current state "
 			    "is not measured for %s): name one, %s=STATE", what,
@@ -314,12 +316,13 @@ lib_run(int argc, char **argv)
 	} else {
 		if (!a.name)
 			kernel_name(name, sizeof name, outdir);
+		const char *why;
+
+		if (!a.name && !dojo_lib_name_allowed(name, &why))
+			return dojo_command_usage(cmd, "the folder's name '%s' "
+			    "%s: give --name", name, why);
 		lib = dojo_lib_new(a.name ? a.name : name, a.target, a.exact,
 		    NULL);
-		if (!lib && !a.name)
-			return dojo_command_usage(cmd, "the folder's name '%s' "
-			    "is not a library name (a C identifier): give "
-			    "--name", name);
 	}
 	if (!lib)
 		return dojo_command_fail();

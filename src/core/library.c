@@ -20,6 +20,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -183,11 +184,22 @@ this_machine(void)
 	return dojo_strbuf_detach(&sb);
 }
 
+bool
+dojo_lib_name_allowed(const char *name, const char **why)
+{
+	*why = "is not a C identifier";
+	if (!is_identifier(name))
+		return false;
+	*why = "begins with 'dojo', the generated code's prefix";
+	return strncasecmp(name, "dojo", 4) != 0;
+}
+
 dojo_lib *
 dojo_lib_new(const char *name, const char *target, bool exact,
     const char *machine)
 {
 	const struct dojo_target *t = dojo_target_find(target);
+	const char *why;
 	struct dojo_run_options ro;
 	struct dojo_strbuf sb;
 	dojo_lib *lib;
@@ -199,13 +211,8 @@ dojo_lib_new(const char *name, const char *target, bool exact,
 		    target);
 		return NULL;
 	}
-	if (!is_identifier(name)) {
-		dojo_error_set("library name '%s' is not a C identifier", name);
-		return NULL;
-	}
-	if (strncmp(name, "dojo", 4) == 0 || strncmp(name, "DOJO", 4) == 0) {
-		dojo_error_set("library name '%s': the prefix 'dojo' is the "
-		    "generated code's", name);
+	if (!dojo_lib_name_allowed(name, &why)) {
+		dojo_error_set("library name '%s' %s", name, why);
 		return NULL;
 	}
 	lib = calloc(1, sizeof *lib);
@@ -2165,6 +2172,23 @@ replaceable(const char *dir, bool *exists)
 	return 0;
 }
 
+/* Make the folders above "dir" that are missing. */
+static int
+make_parents(const char *dir)
+{
+	char path[PATH_MAX];
+	char *p;
+
+	snprintf(path, sizeof path, "%s", dir);
+	for (p = strchr(path + 1, '/'); p; p = strchr(p + 1, '/')) {
+		*p = '\0';
+		if (mkdir(path, 0777) < 0 && errno != EEXIST)
+			return dojo_error_set("%s: %s", path, strerror(errno));
+		*p = '/';
+	}
+	return 0;
+}
+
 static void
 log_function(FILE *log, dojo_lib *lib, struct lib_fn *f)
 {
@@ -2198,7 +2222,7 @@ dojo_lib_write(dojo_lib *lib, const char *outdir, FILE *log)
 		dir[len - 1] = '\0';
 	if (!*dir)
 		return dojo_error_set("no folder to write the library into");
-	if (replaceable(dir, &exists) < 0)
+	if (replaceable(dir, &exists) < 0 || make_parents(dir) < 0)
 		return -1;
 	if (find_families(lib, log) < 0)
 		return -1;

@@ -43,6 +43,9 @@ struct dojo_lib_function {
  * this one).  NULL with the last error set. */
 __dojo_give dojo_lib *dojo_lib_new(const char *name, const char *target,
     bool exact, const char *machine);
+/* Whether "name" may name a library (a C identifier, not beginning with
+ * "dojo"); false with the reason ("is not a C identifier") in "why". */
+bool dojo_lib_name_allowed(const char *name, const char **why);
 void dojo_lib_free(__dojo_take dojo_lib *lib);
 const char *dojo_lib_name(__dojo_keep dojo_lib *lib);
 

@@ -682,13 +682,16 @@ put_args_array(struct dojo_strbuf *sb, dojo_program *prog)
 	dojo_strbuf_puts(sb, n ? " };\n" : "0 };\n");
 }
 
-/* The comment lines at the start of "text", each through "fn". */
+/* The comment lines at the start of "text" (the first "max" of them; 0:
+ * all), each after "prefix". */
 static void
-put_comment(struct dojo_strbuf *sb, const char *text, const char *prefix)
+put_comment(struct dojo_strbuf *sb, const char *text, const char *prefix,
+    int max)
 {
 	const char *p = text, *nl;
+	int n = 0;
 
-	while (*p == '#') {
+	while (*p == '#' && (max == 0 || n++ < max)) {
 		nl = strchr(p, '\n');
 		p++;
 		if (*p == ' ')
@@ -771,7 +774,7 @@ header(struct dojo_strbuf *sb, dojo_lib *lib)
 
 		n = arguments(f->naive, b);
 		dojo_strbuf_printf(sb, "\n/*\n * %s\n", f->func);
-		put_comment(sb, f->text, " *   ");
+		put_comment(sb, f->text, " *   ", 0);
 		dojo_strbuf_puts(sb, " *\n");
 		for (k = 0; k < n; k++) {
 			dojo_strbuf_printf(sb, " * %s: %s%s", dojo_buffer_name(
@@ -794,20 +797,20 @@ header(struct dojo_strbuf *sb, dojo_lib *lib)
 
 		n = arguments(p0, b);
 		dojo_strbuf_printf(sb, "\n/*\n * %s: the family of %d shapes "
-		    "below, for any extents.\n", fam->func, fam->nmember);
-		put_comment(sb, lib->fn[fam->member[0]].text, " *   ");
+		    "above, for any extents.\n", fam->func, fam->nmember);
+		put_comment(sb, lib->fn[fam->member[0]].text, " *   ", 1);
 		dojo_strbuf_puts(sb, " *\n");
 		for (q = 0; q < fam->nparam; q++) {
 			bool more = false;
 
 			dojo_strbuf_puts(sb, " * ");
 			param_name(sb, p0, fam, q);
-			dojo_strbuf_puts(sb, ": the extent");
+			dojo_strbuf_puts(sb, ":");
 			for (k = 0; k < n; k++)
 				for (m = 0; m < dojo_buffer_ndim(p0, b[k]); m++)
 					if (fam->param_of[k][m] == q) {
-						dojo_strbuf_printf(sb, "%s %d of "
-						    "%s", more ? "," : "", m,
+						dojo_strbuf_printf(sb, "%s extent "
+						    "%d of %s", more ? "," : "", m,
 						    dojo_buffer_name(p0, b[k]));
 						more = true;
 					}
@@ -1648,7 +1651,7 @@ python_doc(dojo_lib *lib, struct lib_fn *f, const char *func,
 		dojo_strbuf_printf(&sb, ": the family of %d shapes, for any "
 		    "extents%s", fam->nmember, naive ? " (the naive form)" : "");
 	dojo_strbuf_puts(&sb, "\n\n");
-	put_comment(&sb, f->text, "    ");
+	put_comment(&sb, f->text, "    ", fam ? 1 : 0);
 	dojo_strbuf_puts(&sb, "\n");
 	for (k = 0; k < n && !fam; k++) {
 		dojo_strbuf_printf(&sb, "    %s: %s (",
@@ -2196,11 +2199,12 @@ log_function(FILE *log, dojo_lib *lib, struct lib_fn *f)
 	if (!f->tuned)
 		fprintf(log, "the naive form (no tuned state)\n");
 	else if (f->speedup <= 0)
-		fprintf(log, "tuned (%d moves), not measured\n", f->nmoves);
+		fprintf(log, "tuned (%d move%s), not measured\n", f->nmoves,
+		    f->nmoves == 1 ? "" : "s");
 	else
-		fprintf(log, "tuned (%d moves), %.2fx the naive kernel%s\n",
-		    f->nmoves, f->speedup, f->confirmed ? " (confirmed)" :
-		    " (not confirmed)");
+		fprintf(log, "tuned (%d move%s), %.2fx the naive kernel%s\n",
+		    f->nmoves, f->nmoves == 1 ? "" : "s", f->speedup,
+		    f->confirmed ? " (confirmed)" : " (not confirmed)");
 	(void)lib;
 }
 

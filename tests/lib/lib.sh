@@ -51,7 +51,7 @@ ok $? "a measured session of bias_relu"
     sm_16x64.dojo > "$tmp/out" 2> "$tmp/err"
 ok $? "lib writes a library of four kernels"
 cat "$tmp/err" | sed 's/^/# /'
-grep -q '^k_bias_relu: bias_relu.dojo.session, tuned (1 moves)' "$tmp/out"
+grep -q '^k_bias_relu: bias_relu.dojo.session, tuned (1 move)' "$tmp/out"
 ok $? "the session's state is the tuned one, said in the output"
 grep -q '^k_layernorm: layernorm.dojo, the naive form (no tuned state)' \
     "$tmp/out"

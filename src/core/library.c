@@ -18,6 +18,7 @@
 #include <jansson.h>
 #include <limits.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -748,16 +749,24 @@ put_provenance(struct dojo_strbuf *sb, dojo_lib *lib, struct lib_fn *f,
 		    f->speedup, prefix, lib->machine);
 }
 
+/* "name" and "suffix" in capitals: MYLIB_H. */
+static void
+upper_name(char *out, size_t len, const char *name, const char *suffix)
+{
+	size_t j;
+
+	snprintf(out, len, "%s%s", name, suffix);
+	for (j = 0; out[j]; j++)
+		out[j] = toupper((unsigned char)out[j]);
+}
+
 static void
 header(struct dojo_strbuf *sb, dojo_lib *lib)
 {
 	char guard[256];
 	int i, k, m, q, b[16], n;
-	size_t j;
 
-	snprintf(guard, sizeof guard, "%s_H", lib->name);
-	for (j = 0; guard[j]; j++)
-		guard[j] = toupper((unsigned char)guard[j]);
+	upper_name(guard, sizeof guard, lib->name, "_H");
 	dojo_strbuf_printf(sb, "/* %s.h: kernels tuned by PerfDojo %s (target "
 	    "%s, %s mode)\n *\n * Arrays are contiguous, in C order "
 	    "(row-major), and no two of one call\n * overlap.  The functions "
@@ -1198,13 +1207,15 @@ call_row(struct dojo_strbuf *sb, const char *name, struct lib_fn *f)
 	dojo_strbuf_puts(sb, "\t} },\n");
 }
 
-/* "FUNC(a[0], a[1]...": the arrays of "f" as a call's arguments, cast. */
+/* "AB(a[0], a[1]...": a call of the function named A then B with the
+ * arrays of "f", cast. */
 static void
-call_args(struct dojo_strbuf *sb, const char *func, struct lib_fn *f)
+call_args(struct dojo_strbuf *sb, const char *a, const char *b_,
+    struct lib_fn *f)
 {
 	int b[16], n = arguments(f->naive, b), k;
 
-	dojo_strbuf_printf(sb, "%s(", func);
+	dojo_strbuf_printf(sb, "%s%s(", a, b_);
 	for (k = 0; k < n; k++)
 		dojo_strbuf_printf(sb, "%s(%s%s *)a[%d]", k ? ", " : "",
 		    dojo_buffer_role(f->naive, b[k]) == DOJO_IN ? "const " : "",
@@ -1222,6 +1233,21 @@ call_extents(struct dojo_strbuf *sb, struct lib_family *fam,
 	for (q = 0; q < fam->nparam; q++)
 		dojo_strbuf_printf(sb, ", %" PRId64, dojo_buffer_extent(f->naive,
 		    b[fam->param_array[q]], fam->param_axis[q]));
+}
+
+/* The end of a table of calls ("sb") and its function ("row", released),
+ * then the program's "main". */
+static void
+finish_calls(struct dojo_strbuf *sb, struct dojo_strbuf *row,
+    const char *main_text)
+{
+	dojo_strbuf_puts(row, "\t}\n}\n\n");
+	dojo_strbuf_puts(sb, "};\n\n");
+	if (row->s)
+		dojo_strbuf_puts(sb, row->s);
+	sb->oom |= row->oom;
+	dojo_strbuf_release(row);
+	dojo_strbuf_puts(sb, main_text);
 }
 
 /* The self-test: every function, then each family through its entry
@@ -1244,39 +1270,28 @@ test_source(struct dojo_strbuf *sb, dojo_lib *lib)
 	for (i = 0; i < lib->nfn; i++) {
 		call_row(sb, lib->fn[i].func, &lib->fn[i]);
 		dojo_strbuf_printf(&row, "\tcase %d: ", n++);
-		call_args(&row, lib->fn[i].func, &lib->fn[i]);
+		call_args(&row, lib->fn[i].func, "", &lib->fn[i]);
 		dojo_strbuf_puts(&row, "); break;\n");
 	}
 	for (i = 0; i < lib->nfam; i++)
 		for (m = 0; m < lib->fam[i].nmember; m++) {
 			struct lib_fn *f = &lib->fn[lib->fam[i].member[m]];
-			struct dojo_strbuf name;
+			char name[600];
 			int naive;
 
 			for (naive = 0; naive < 2; naive++) {
-				dojo_strbuf_init(&name);
-				dojo_strbuf_printf(&name, "%s%s (as %s)",
+				snprintf(name, sizeof name, "%s%s (as %s)",
 				    lib->fam[i].func, naive ? "_naive" : "",
 				    f->kernel);
-				call_row(sb, name.s ? name.s : "", f);
-				dojo_strbuf_release(&name);
-				dojo_strbuf_init(&name);
-				dojo_strbuf_printf(&name, "%s%s",
-				    lib->fam[i].func, naive ? "_naive" : "");
+				call_row(sb, name, f);
 				dojo_strbuf_printf(&row, "\tcase %d: ", n++);
-				call_args(&row, name.s ? name.s : "", f);
+				call_args(&row, lib->fam[i].func, naive ?
+				    "_naive" : "", f);
 				call_extents(&row, &lib->fam[i], f);
 				dojo_strbuf_puts(&row, "); break;\n");
-				dojo_strbuf_release(&name);
 			}
 		}
-	dojo_strbuf_puts(&row, "\t}\n}\n\n");
-	dojo_strbuf_puts(sb, "};\n\n");
-	if (row.s)
-		dojo_strbuf_puts(sb, row.s);
-	sb->oom |= row.oom;
-	dojo_strbuf_release(&row);
-	dojo_strbuf_puts(sb, test_main);
+	finish_calls(sb, &row, test_main);
 }
 
 /* The benchmark: every function against its naive form. */
@@ -1302,25 +1317,14 @@ bench_source(struct dojo_strbuf *sb, dojo_lib *lib)
 	dojo_strbuf_puts(&row, "static void\ncall(int i, int naive, void **a)\n"
 	    "{\n\tswitch (i) {\n");
 	for (i = 0; i < lib->nfn; i++) {
-		struct dojo_strbuf naive;
-
 		call_row(sb, lib->fn[i].func, &lib->fn[i]);
 		dojo_strbuf_printf(&row, "\tcase %d:\n\t\tif (naive)\n\t\t\t", i);
-		dojo_strbuf_init(&naive);
-		dojo_strbuf_printf(&naive, "dojo_naive_%s", lib->fn[i].kernel);
-		call_args(&row, naive.s ? naive.s : "", &lib->fn[i]);
-		dojo_strbuf_release(&naive);
+		call_args(&row, "dojo_naive_", lib->fn[i].kernel, &lib->fn[i]);
 		dojo_strbuf_puts(&row, ");\n\t\telse\n\t\t\t");
-		call_args(&row, lib->fn[i].func, &lib->fn[i]);
+		call_args(&row, lib->fn[i].func, "", &lib->fn[i]);
 		dojo_strbuf_puts(&row, ");\n\t\tbreak;\n");
 	}
-	dojo_strbuf_puts(&row, "\t}\n}\n\n");
-	dojo_strbuf_puts(sb, "};\n\n");
-	if (row.s)
-		dojo_strbuf_puts(sb, row.s);
-	sb->oom |= row.oom;
-	dojo_strbuf_release(&row);
-	dojo_strbuf_puts(sb, bench_main);
+	finish_calls(sb, &row, bench_main);
 }
 
 /* "text" with each "@N@" replaced by "name". */
@@ -1678,11 +1682,8 @@ python_module(struct dojo_strbuf *sb, dojo_lib *lib)
 {
 	char upper[256], *doc, pyname[300];
 	int i, naive;
-	size_t j;
 
-	snprintf(upper, sizeof upper, "%s_LIBRARY", lib->name);
-	for (j = 0; upper[j]; j++)
-		upper[j] = toupper((unsigned char)upper[j]);
+	upper_name(upper, sizeof upper, lib->name, "_LIBRARY");
 	dojo_strbuf_printf(sb, "\"\"\"%s: kernels tuned by PerfDojo %s "
 	    "(target %s, %s mode), through ctypes.\n\nEach function takes "
 	    "the kernel's in and inout arrays, in the order of\nthe kernel's "
@@ -1990,14 +1991,19 @@ remove_tree(const char *dir)
 	nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
-/* Write "sb" into "dir"/"name"; 0 or -1 with the error. */
-static int
-put_file(const char *dir, const char *name, struct dojo_strbuf *sb)
+/* Write "sb" (then emptied) into "dir"/NAME, NAME made from "fmt"; 0 or
+ * -1 with the error. */
+static int __attribute__((format(printf, 3, 4)))
+put_file(const char *dir, struct dojo_strbuf *sb, const char *fmt, ...)
 {
-	char path[PATH_MAX];
+	char name[600], path[PATH_MAX];
+	va_list ap;
 	FILE *f;
 	int rc = 0;
 
+	va_start(ap, fmt);
+	vsnprintf(name, sizeof name, fmt, ap);
+	va_end(ap);
 	if (sb->oom || !sb->s) {
 		dojo_strbuf_release(sb);
 		return dojo_error_set("out of memory");
@@ -2060,8 +2066,9 @@ out:
 static int
 put_files(dojo_lib *lib, const char *dir)
 {
+	const char *n = lib->name;
 	struct dojo_strbuf sb;
-	char name[600], sub[PATH_MAX];
+	char sub[PATH_MAX];
 	json_t *manifest;
 	char *text;
 	int i;
@@ -2074,54 +2081,44 @@ put_files(dojo_lib *lib, const char *dir)
 	if (mkdir(sub, 0777) < 0)
 		return dojo_error_set("%s: %s", sub, strerror(errno));
 	header(&sb, lib);
-	snprintf(name, sizeof name, "%s.h", lib->name);
-	if (put_file(dir, name, &sb) < 0)
+	if (put_file(dir, &sb, "%s.h", n) < 0)
 		return -1;
 	for (i = 0; i < lib->nfn; i++) {
 		struct lib_fn *f = &lib->fn[i];
 
-		snprintf(name, sizeof name, "%s.c", f->func);
-		if (kernel_source(&sb, lib, f, f->prog, f->func) < 0 ||
-		    put_file(dir, name, &sb) < 0)
-			goto fail;
-		snprintf(name, sizeof name, "naive/%s.c", f->kernel);
 		snprintf(sub, sizeof sub, "dojo_naive_%s", f->kernel);
-		if (kernel_source(&sb, lib, f, f->naive, sub) < 0 ||
-		    put_file(dir, name, &sb) < 0 || put_data(dir, f) < 0)
+		if (kernel_source(&sb, lib, f, f->prog, f->func) < 0 ||
+		    put_file(dir, &sb, "%s.c", f->func) < 0 ||
+		    kernel_source(&sb, lib, f, f->naive, sub) < 0 ||
+		    put_file(dir, &sb, "naive/%s.c", f->kernel) < 0 ||
+		    put_data(dir, f) < 0)
 			goto fail;
 	}
 	for (i = 0; i < lib->nfam; i++) {
 		family_source(&sb, lib, &lib->fam[i]);
-		snprintf(name, sizeof name, "%s.c", lib->fam[i].func);
-		if (put_file(dir, name, &sb) < 0)
+		if (put_file(dir, &sb, "%s.c", lib->fam[i].func) < 0)
 			goto fail;
 	}
 	test_source(&sb, lib);
-	snprintf(name, sizeof name, "%s_test.c", lib->name);
-	if (put_file(dir, name, &sb) < 0)
+	if (put_file(dir, &sb, "%s_test.c", n) < 0)
 		goto fail;
 	bench_source(&sb, lib);
-	snprintf(name, sizeof name, "%s_bench.c", lib->name);
-	if (put_file(dir, name, &sb) < 0)
+	if (put_file(dir, &sb, "%s_bench.c", n) < 0)
 		goto fail;
 	makefile(&sb, lib);
-	if (put_file(dir, "Makefile", &sb) < 0)
+	if (put_file(dir, &sb, "Makefile") < 0)
 		goto fail;
 	pkgconfig(&sb, lib);
-	snprintf(name, sizeof name, "%s.pc", lib->name);
-	if (put_file(dir, name, &sb) < 0)
+	if (put_file(dir, &sb, "%s.pc", n) < 0)
 		goto fail;
-	put_template(&sb, cmake_config, lib->name);
-	snprintf(name, sizeof name, "%sConfig.cmake", lib->name);
-	if (put_file(dir, name, &sb) < 0)
+	put_template(&sb, cmake_config, n);
+	if (put_file(dir, &sb, "%sConfig.cmake", n) < 0)
 		goto fail;
 	dojo_strbuf_puts(&sb, cmake_version);
-	snprintf(name, sizeof name, "%sConfigVersion.cmake", lib->name);
-	if (put_file(dir, name, &sb) < 0)
+	if (put_file(dir, &sb, "%sConfigVersion.cmake", n) < 0)
 		goto fail;
 	python_module(&sb, lib);
-	snprintf(name, sizeof name, "%s.py", lib->name);
-	if (put_file(dir, name, &sb) < 0)
+	if (put_file(dir, &sb, "%s.py", n) < 0)
 		goto fail;
 	manifest = manifest_json(lib);
 	text = manifest ? json_dumps(manifest, JSON_INDENT(2) |
@@ -2133,7 +2130,7 @@ put_files(dojo_lib *lib, const char *dir)
 	}
 	dojo_strbuf_printf(&sb, "%s\n", text);
 	free(text);
-	if (put_file(dir, "manifest.json", &sb) < 0)
+	if (put_file(dir, &sb, "manifest.json") < 0)
 		goto fail;
 	return 0;
 fail:

@@ -78,18 +78,21 @@ kernel_name(char *out, size_t len, const char *path)
 	snprintf(out, len, "%s", base);
 }
 
-/* The naive kernel's text: the file's when it is the session's start,
- * else the start's, after the file's comment (NULL with the error). */
+/* The naive kernel's text of session "s": the file's when it is the
+ * session's start, else the start's, after the file's comment; a file
+ * that is no state of the session is said on stderr (NULL with the
+ * error). */
 static char *
-naive_text(const char *file, dojo_program *start)
+naive_text(const char *file, dojo_session *s)
 {
-	struct dojo_strbuf sb;
+	dojo_program *start = dojo_session_start(s), *prog;
 	char *text = file ? read_text(file) : NULL, *canon, a[41], b[41];
+	char commit[41];
+	struct dojo_strbuf sb;
 	const char *p;
-	dojo_program *prog;
 
 	dojo_error_clear();
-	if (text && start) {
+	if (text) {
 		prog = dojo_program_parse(file, text, strlen(text));
 		if (prog) {
 			dojo_program_id(a, prog);
@@ -97,10 +100,15 @@ naive_text(const char *file, dojo_program *start)
 			dojo_program_free(prog);
 			if (strcmp(a, b) == 0)
 				return text;
+			if (dojo_session_find_state(s, a, commit) == 0 &&
+			    !*commit)
+				fprintf(stderr, "perfdojo: %s: not a state of "
+				    "the session %s (changed since?): the "
+				    "session's start is taken\n", file,
+				    dojo_session_dir(s));
 		}
+		dojo_error_clear();
 	}
-	if (!start)
-		return text;
 	canon = dojo_program_print(start, false);
 	if (!canon) {
 		free(text);
@@ -115,6 +123,45 @@ naive_text(const char *file, dojo_program *start)
 	free(canon);
 	free(text);
 	return dojo_strbuf_detach(&sb);
+}
+
+/* The search of a state id's prefix (as the header and tune print it). */
+struct state_prefix {
+	const char *prefix;
+	char commit[41];
+	int found;			/* distinct states that match */
+	char state[41];
+};
+
+static int
+match_state(const struct dojo_session_entry *e, void *payload)
+{
+	struct state_prefix *sp = payload;
+
+	if (strncmp(e->state, sp->prefix, strlen(sp->prefix)) != 0 ||
+	    strcmp(e->state, sp->state) == 0)
+		return 0;
+	snprintf(sp->state, sizeof sp->state, "%s", e->state);
+	snprintf(sp->commit, sizeof sp->commit, "%s", e->commit);
+	sp->found++;
+	return 0;
+}
+
+/* The commit of the state whose id begins with "rev" (4 hex digits at
+ * least, one state only), into "commit"; 0, or -1. */
+static int
+find_state_prefix(dojo_session *s, const char *rev, char commit[41])
+{
+	struct state_prefix sp;
+
+	memset(&sp, 0, sizeof sp);
+	sp.prefix = rev;
+	if (strlen(rev) < 4 || strlen(rev) > 40 ||
+	    strspn(rev, "0123456789abcdef") != strlen(rev) ||
+	    dojo_session_walk(s, match_state, &sp) < 0 || sp.found != 1)
+		return -1;
+	snprintf(commit, 41, "%s", sp.commit);
+	return 0;
 }
 
 /* Add the session "dir" (of the kernel file "file", which may be NULL or
@@ -137,10 +184,7 @@ add_session(dojo_lib *lib, const char *dir, const char *file,
 	if (rev) {
 		if (dojo_session_entry(s, rev, &e) == 0)
 			snprintf(commit, sizeof commit, "%s", e.commit);
-		else if (strlen(rev) == 40 &&
-		    dojo_session_find_state(s, rev, commit) == 0 && *commit)
-			;
-		else {
+		else if (find_state_prefix(s, rev, commit) < 0) {
 			dojo_error_set("%s: no state or revision '%s' in the "
 			    "session %s", what, rev, dir);
 			goto out;
@@ -164,8 +208,7 @@ add_session(dojo_lib *lib, const char *dir, const char *file,
 	if (dojo_session_entry(s, commit, &e) < 0)
 		goto out;
 	path = dojo_session_path(s, commit);
-	text = naive_text(file && access(file, R_OK) == 0 ? file : NULL,
-	    dojo_session_start(s));
+	text = naive_text(file && access(file, R_OK) == 0 ? file : NULL, s);
 	if (!path || !text)
 		goto out;
 	for (n = 0; path[n]; n++)

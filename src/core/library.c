@@ -512,13 +512,32 @@ out:
 	return ok;
 }
 
-/* The name of a family: what its members' names share, without a last
- * '_' (its first member's with "_any" when that is nothing or taken). */
+/* Whether "name" is a function's or a family's already. */
+static bool
+name_taken(dojo_lib *lib, const char *name)
+{
+	int i;
+
+	for (i = 0; i < lib->nfn; i++)
+		if (strcmp(lib->fn[i].func, name) == 0)
+			return true;
+	for (i = 0; i < lib->nfam; i++)
+		if (strcmp(lib->fam[i].func, name) == 0)
+			return true;
+	return false;
+}
+
+/* The name of a family: what its members' names share, cut back to a
+ * '_' when that ends inside a word (softmax_1 of softmax_128x1024 and
+ * softmax_16x64 is softmax), without a last '_'; its first member's with
+ * "_any" when that leaves nothing after the library's name; "_any" added
+ * while it is taken. */
 static char *
 family_name(dojo_lib *lib, struct lib_family *fam)
 {
 	const char *first = lib->fn[fam->member[0]].func;
-	size_t len = strlen(first), i;
+	size_t len = strlen(first), i, prefix = strlen(lib->name) + 1;
+	bool inside = false;
 	struct dojo_strbuf sb;
 	int m;
 
@@ -529,23 +548,26 @@ family_name(dojo_lib *lib, struct lib_family *fam)
 			;
 		len = i;
 	}
+	for (m = 0; m < fam->nmember; m++) {
+		char next = lib->fn[fam->member[m]].func[len];
+
+		inside |= next && next != '_';
+	}
+	if (inside && len > prefix && first[len - 1] != '_')
+		for (i = len; i > prefix; i--)
+			if (first[i - 1] == '_') {
+				len = i;
+				break;
+			}
 	while (len > 0 && first[len - 1] == '_')
 		len--;
 	dojo_strbuf_init(&sb);
-	if (len <= strlen(lib->name))
+	if (len < prefix)
 		dojo_strbuf_printf(&sb, "%s_any", first);
 	else
 		dojo_strbuf_add(&sb, first, len);
-	for (m = 0; m < lib->nfn && sb.s; m++)
-		if (strcmp(lib->fn[m].func, sb.s) == 0) {
-			dojo_strbuf_puts(&sb, "_any");
-			m = -1;
-		}
-	for (m = 0; m < lib->nfam && sb.s; m++)
-		if (strcmp(lib->fam[m].func, sb.s) == 0) {
-			dojo_strbuf_puts(&sb, "_any");
-			m = -1;
-		}
+	while (sb.s && name_taken(lib, sb.s))
+		dojo_strbuf_puts(&sb, "_any");
 	return dojo_strbuf_detach(&sb);
 }
 

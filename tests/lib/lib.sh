@@ -286,6 +286,22 @@ same "perfdojo: unmeasured.dojo: no state for target c in the session unmeasured
     grep -q 'Tuned by PerfDojo: 1 move to state [0-9a-f]*; not measured' \
     out/u/u.h
 ok $? "KERNEL.dojo=STATE names the state (tuned, not measured)"
+state=$(sed -n 's/.*"state": "\([0-9a-f]\{12\}\).*/\1/p' out/u/manifest.json)
+"$P" lib out/u2 --name u unmeasured.dojo="$state" > /dev/null 2>&1 &&
+    grep -q "\"state\": \"$state" out/u2/manifest.json
+ok $? "KERNEL.dojo=STATE takes a state id's first digits, as the header prints them"
+sed 's/s\[{0}\] = 0$/s[{0}] = 0.5/' unmeasured.dojo > changed.dojo
+cp -r unmeasured.dojo.session changed.dojo.session
+"$P" lib out/ch --name ch changed.dojo=HEAD > /dev/null 2> "$tmp/err"
+same "perfdojo: changed.dojo: not a state of the session changed.dojo.session (changed since?): the session's start is taken" \
+    "$(cat "$tmp/err")" "a kernel file changed since its session was made is said"
+grep -q '"program": ".*s\[{0}\] = 0\\n' out/ch/manifest.json &&
+    ! grep -q '= 0\.5' out/ch/manifest.json
+ok $? "... and the library is the session's kernel"
+softmax sm_36x64 36 64
+"$P" lib out/f --name f sm_32x128.dojo sm_36x64.dojo > "$tmp/out" 2>&1
+grep -q '^f_sm: the family of f_sm_32x128, f_sm_36x64' "$tmp/out"
+ok $? "a family's name is cut back to a word (f_sm, not f_sm_3)"
 "$P" lib out/u --name u unmeasured.dojo=nosuch 2> "$tmp/err"
 same "perfdojo: unmeasured.dojo=nosuch: no state or revision 'nosuch' in the session unmeasured.dojo.session" \
     "$(cat "$tmp/err")" "a state the session does not hold"

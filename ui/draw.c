@@ -165,8 +165,8 @@ ex_layout(struct explorer *ex)
 		for (i = 0; i < ex->nlines; i++)
 			if ((int)strlen(ex->lines[i].text) > longest)
 				longest = (int)strlen(ex->lines[i].text);
-		if (longest + EX_GUTTER + 2 > lw)
-			lw = longest + EX_GUTTER + 2;
+		if (longest + ex->gutter + 2 > lw)
+			lw = longest + ex->gutter + 2;
 		if (lw > W - 34)
 			lw = W - 34 > W * 3 / 5 ? W - 34 : W * 3 / 5;
 	}
@@ -227,7 +227,7 @@ draw_program(struct explorer *ex)
 	if (ex->cur_line < ex->nlines) {
 		const struct ex_line *cl = &ex->lines[ex->cur_line];
 		int col = cl->cell[ex->cur_cell < cl->ncells ? ex->cur_cell :
-		    cl->ncells - 1], vis = w - EX_GUTTER;
+		    cl->ncells - 1], vis = w - ex->gutter;
 
 		if (col < ex->prog_left)
 			ex->prog_left = col;
@@ -236,7 +236,7 @@ draw_program(struct explorer *ex)
 	}
 	for (y = 0; y < rows; y++) {
 		const struct ex_line *l;
-		char gut[EX_GUTTER + 1] = "";
+		char gut[DOJO_MAX_DEPTH * 4 + 8] = "";
 		int k, hl = -1;
 
 		i = ex->prog_top + y;
@@ -259,8 +259,8 @@ draw_program(struct explorer *ex)
 			if (n == l->naddr && i != ex->cur_line)
 				hl = -1;
 		}
-		put(r->y + 1 + y, r->x + 1, EX_GUTTER, gut, role(ex, PAIR_DIM));
-		draw_text(ex, r->y + 1 + y, r->x + 1 + EX_GUTTER, w - EX_GUTTER,
+		put(r->y + 1 + y, r->x + 1, ex->gutter, gut, role(ex, PAIR_DIM));
+		draw_text(ex, r->y + 1 + y, r->x + 1 + ex->gutter, w - ex->gutter,
 		    l, hl, i == ex->cur_line);
 	}
 }
@@ -290,6 +290,8 @@ draw_moves(struct explorer *ex)
 			ex->mv_top = sel_row;
 		if (sel_row >= ex->mv_top + rows)
 			ex->mv_top = sel_row - rows + 1;
+		if (ex->mv_top > 0 && ex->mv_top + rows > nrows)
+			ex->mv_top = nrows - rows > 0 ? nrows - rows : 0;
 	}
 	for (y = 0; y < rows; y++) {
 		int row = ex->mv_top + y, yy = r->y + 1 + y;
@@ -316,8 +318,15 @@ draw_moves(struct explorer *ex)
 		} else {
 			a = role(ex, PAIR_DIM);
 		}
-		snprintf(line, sizeof line, "%-*.*s%*s", w - 10 > 0 ? w - 10 : 1,
-		    w - 10 > 0 ? w - 10 : 1, m->action, 10, score);
+		{
+			/* the score right-aligned, the action in the rest
+			 * (all the width when there is no score) */
+			int sw = score[0] ? (int)strlen(score) + 1 : 0;
+			int aw = w - sw > 1 ? w - sw : 1;
+
+			snprintf(line, sizeof line, "%-*.*s%*s", aw, aw,
+			    m->action, sw, score);
+		}
 		if (i == ex->mv_sel)
 			a = role(ex, PAIR_CURSOR);
 		put(yy, r->x + 1, w, line, a);
@@ -345,6 +354,10 @@ draw_history(struct explorer *ex)
 		ex->hist_top = ex->hist_sel;
 	if (ex->hist_sel >= ex->hist_top + rows)
 		ex->hist_top = ex->hist_sel - rows + 1;
+	/* no empty rows below while states are hidden above (a pane made
+	 * taller by a resize shows them) */
+	if (ex->hist_top > 0 && ex->hist_top + rows > ex->nrows)
+		ex->hist_top = ex->nrows - rows > 0 ? ex->nrows - rows : 0;
 	for (y = 0; y < rows; y++) {
 		int i = ex->hist_top + y, k;
 		const struct dojo_session_row *row;
@@ -410,10 +423,19 @@ draw_code(struct explorer *ex)
 		ex->code_top = line;
 	for (y = 0; y < rows; y++) {
 		char buf[512];
-		size_t n = strcspn(p, "\n");
+		size_t n = strcspn(p, "\n"), k, len = 0;
 
 		blank(r->y + 1 + y, r->x + 1, w, 0);
-		snprintf(buf, sizeof buf, "%.*s", (int)n, p);
+		/* a tab to the next multiple of 4 columns: put counts a byte
+		 * a column */
+		for (k = 0; k < n && len + 5 < sizeof buf; k++)
+			if (p[k] == '\t')
+				do
+					buf[len++] = ' ';
+				while (len % 4);
+			else
+				buf[len++] = p[k];
+		buf[len] = '\0';
 		put(r->y + 1 + y, r->x + 1, w, buf, 0);
 		p += n;
 		if (*p)

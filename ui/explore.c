@@ -58,6 +58,20 @@ free_lines(struct explorer *ex)
 	ex->nlines = 0;
 }
 
+/* The line of "code" where the kernel's function begins (0: none). */
+static int
+code_start(const char *code)
+{
+	const char *at = code ? strstr(code, "\nvoid\n" DOJO_C_KERNEL "(") : NULL;
+	int line = 0;
+
+	if (!at)
+		return 0;
+	for (; code <= at; code++)
+		line += *code == '\n';
+	return line;
+}
+
 /* Split the printed program (with its address gutter) into lines. */
 static int
 build_lines(struct explorer *ex)
@@ -132,6 +146,7 @@ build_lines(struct explorer *ex)
 		if (last)
 			break;
 	}
+	ex->gutter = gutter > 0 ? gutter : 2;
 	free(text);
 	return 0;
 }
@@ -316,6 +331,15 @@ ex_reload(struct explorer *ex)
 	else
 		ex->code = strdup(dojo_error_last());
 	dojo_strbuf_release(&sb);
+	{
+		/* the code opens on the kernel, not on the helpers; a scroll
+		 * of the person's is kept */
+		int start = code_start(ex->code);
+
+		if (!ex->output && ex->code_top == ex->code_start)
+			ex->code_top = start;
+		ex->code_start = start;
+	}
 	ex_rebuild_moves(ex);
 	if (ex->r_prog.w > 0)
 		ex_layout(ex);
@@ -625,7 +649,7 @@ cmd_emit(struct explorer *ex, const char *args)
 	ex->graph_view = false;
 	free(ex->output);
 	ex->output = NULL;
-	ex->code_top = 0;
+	ex->code_top = ex->code_start;
 	ex->focus = PANE_CODE;
 }
 
@@ -980,7 +1004,7 @@ handle_mouse(struct explorer *ex)
 		if (l < 0 || l >= ex->nlines || !ex->lines[l].op)
 			return;
 		ex->cur_line = l;
-		col = ev.x - r->x - 1 - EX_GUTTER + ex->prog_left;
+		col = ev.x - r->x - 1 - ex->gutter + ex->prog_left;
 		for (c = 0; c + 1 < ex->lines[l].ncells &&
 		    col >= ex->lines[l].cell[c + 1]; c++)
 			;

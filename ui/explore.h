@@ -45,9 +45,6 @@ struct ex_move {
 	char outcome[32];		/* when measured and not ok */
 };
 
-/* The width of the program pane's address gutter. */
-#define EX_GUTTER 12
-
 enum ex_pane { PANE_PROGRAM, PANE_MOVES, PANE_HISTORY, PANE_CODE, N_PANES };
 
 struct ex_rect {
@@ -85,6 +82,10 @@ struct explorer {
 	/* the program pane: lines, the cursor (line, cell), scrolling */
 	struct ex_line *lines;
 	int nlines, cur_line, cur_cell, prog_top, prog_left;
+	int gutter;			/* the address gutter's width: the
+					   longest address and 2 spaces */
+	int code_start;			/* the line of the kernel's function in
+					   the code, after the helpers */
 
 	/* the moves pane */
 	struct ex_move *mv;

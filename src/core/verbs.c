@@ -2,6 +2,7 @@
 #include "config.h"
 #include "src/core/verbs.h"
 
+#include <stdio.h>
 #include <string.h>
 
 static enum dojo_result
@@ -35,9 +36,16 @@ static enum dojo_result
 verb_checkout(dojo_session *s, const char *operand, const char *target,
     struct dojo_session_step *step)
 {
+	char tag[64];
+
 	if (!operand) {
 		dojo_error_set("checkout: which state? (checkout REV)");
 		return DOJO_REFUSED;
+	}
+	/* "best": the best state for the target, the tag best/TARGET */
+	if (strcmp(operand, "best") == 0) {
+		snprintf(tag, sizeof tag, "best/%s", target ? target : "c");
+		return dojo_session_jump(s, tag);
 	}
 	return dojo_session_jump(s, operand);
 }
@@ -58,8 +66,8 @@ static const struct dojo_verb verbs[] = {
 	  "session)", verb_undo },
 	{ "redo", "", "go forward to the child state towards the branch's "
 	  "tip", verb_redo },
-	{ "checkout", "REV", "go to a state: a commit, branch, tag or "
-	  "HEAD~N", verb_checkout },
+	{ "checkout", "REV", "go to a state: a commit, branch, tag, "
+	  "HEAD~N, or best (the tag best/TARGET)", verb_checkout },
 	{ "branch", "[NAME]", "start a branch at the current state (none: "
 	  "the branches)", verb_branch },
 	{ "log", "", "list the session's states", NULL },

@@ -65,7 +65,7 @@ one = "\x1b[M" + chr(32) + chr(33 + x) + chr(33 + y) + \
 subprocess.run(["tmux", "-L", sys.argv[4], "-f", "/dev/null", "send-keys",
     "-t", "explore", "-l", one * n], check=True)' "$1" "$2" "$3" "$sock"
 }
-click 30 5 1
+click 27 5 1
 wait_for "program matmul.dojo  at 0.0.1 "
 ok $? "a click on a cell selects its scope"
 wait_for "moves at 0.0.1: "
@@ -179,6 +179,32 @@ ok $? "ASCII box drawing when the locale is not UTF-8"
 t send-keys -t explore q
 wait_for "EXPLORER-EXITED 0"
 ok $? "and quits"
+t kill-session -t explore
+
+# the code pane in a real terminal: a tab is expanded by the explorer,
+# so that no line of the code runs over the pane's border
+cp "$top_srcdir/examples/conv2d.dojo" "$tmp/conv2d.dojo"
+t new-session -d -s explore -x 160 -y 48 \
+    "cd $tmp && LANG=C.UTF-8 PERFDOJO_DB=$PERFDOJO_DB HOME=$HOME $PERFDOJO explore conv2d.dojo; echo EXPLORER-EXITED \$?; sleep 60"
+wait_for "conv2d.dojo  target c"
+t send-keys -t explore Tab Tab Tab
+for i in $(seq 24); do
+	t send-keys -t explore j
+done
+wait_for "for (int64_t i6 = 0; i6 < 3; i6++) {"
+screen > "$tmp/code"
+"$PYTHON3" -c '
+import sys
+rows = open(sys.argv[1], encoding="utf-8").read().split("\n")
+top = [i for i, r in enumerate(rows) if r.startswith("┌─ code")][0]
+right = rows[top].index("┐")
+bottom = [i for i in range(top + 1, len(rows)) if rows[i].startswith("└")][0]
+sys.exit(1 if [i for i in range(top + 1, bottom)
+               if len(rows[i]) <= right or rows[i][right] != "│"] else 0)' \
+    "$tmp/code"
+ok $? "no line of the code pane runs over its border (conv2d at 160x48)"
+t send-keys -t explore q
+wait_for "EXPLORER-EXITED 0"
 t kill-session -t explore
 
 # kill -9 of the explorer: the measuring child and the kernel it runs

@@ -1,0 +1,81 @@
+# screen.sh: what the explorer's screen shows is right: whole addresses in
+# the gutter, the code pane opened on the kernel (its border: tmux.sh),
+# moves not cut while columns are free, the history after a resize, and
+# ':checkout best'.  Headless: keys from a script, screens dumped.
+. "$top_srcdir/tests/lib.sh"
+
+PERFDOJO_DB=$tmp/m.db
+HOME=$tmp
+LANG=C.UTF-8
+export PERFDOJO_DB HOME LANG
+cp "$top_srcdir/examples/conv2d.dojo" "$top_srcdir/examples/matmul.dojo" \
+    "$tmp/"
+cd "$tmp" || exit 1
+
+# explore FILE SIZE: run the keys of $tmp/keys on FILE
+explore() {
+	echo "key q" >> keys
+	"$PERFDOJO" explore "$1" --keys keys --size "$2" 2> "$tmp/err"
+}
+
+echo "dump $tmp/c0" > keys
+explore conv2d.dojo 160x48
+ok $? "the explorer runs on conv2d at 160x48"
+grep -q '^│2\.0\.0\.0\.1\.0\.0\.0  ' c0
+ok $? "the gutter shows a whole address of 8 parts (2.0.0.0.1.0.0.0)"
+grep -q '^│2\.0\.0\.0\.0  ' c0
+ok $? "... and the shorter ones beside it"
+grep -q '^│dojo_kernel(void \*\*args) ' c0
+ok $? "the code pane opens on the kernel's function"
+! grep -q 'dojo_maxf' c0
+ok $? "... not on the helpers before it"
+
+# a move longer than the pane's width less 10 is shown whole
+cat > keys <<EOF
+type :apply cache 0.0.0 C stack
+key Enter
+key Down
+key l
+key l
+dump $tmp/m0
+EOF
+explore matmul.dojo 80x24
+ok $? "the explorer runs on matmul at 80x24"
+grep -q '││cache 0\.0\.1 C_c stack  *│$' m0
+ok $? "an unmeasured move is not cut while its row has room"
+
+# the history after a resize shows every state it has room for
+rm -rf matmul.dojo.session
+{
+	for m in 'split 0 256' 'split 0.0 128' 'split 0.0.0 64' \
+	    'split 0.0.0.0 32' 'split 0.0.0.0.0 16' 'split 0.0.0.0.0.0 8' \
+	    'split 0.0.0.0.0.0.0 4'; do
+		echo "type :apply $m"
+		echo "key Enter"
+	done
+	echo "dump $tmp/h0"
+	echo "resize 200 60"
+	echo "dump $tmp/h1"
+} > keys
+explore matmul.dojo 80x24
+ok $? "seven moves, then a resize to 200x60"
+! grep -q '(start)' h0
+ok $? "at 80x24 the start is scrolled out of the history"
+grep -q '(start)' h1 && grep -q 'split 0\.0\.0\.0\.0\.0\.0 4' h1
+ok $? "after the resize the history shows the start and the newest state"
+
+# checkout best: the tag best/c
+start=$(git -C matmul.dojo.session rev-list --max-parents=0 HEAD)
+git -C matmul.dojo.session tag best/c "$start"
+cat > keys <<EOF
+type :checkout best
+key Enter
+dump $tmp/b0
+EOF
+explore matmul.dojo 120x40
+grep -q "at $(echo "$start" | cut -c 1-7)" b0
+ok $? ":checkout best goes to the tag best/c"
+"$PERFDOJO" checkout best --session matmul.dojo.session > /dev/null 2>&1
+ok $? "perfdojo checkout best does too"
+
+done_testing

@@ -74,6 +74,12 @@ glyphs(struct explorer *ex)
 	return ex->utf8 ? &utf8_glyphs : &ascii_glyphs;
 }
 
+/* The frame of the focused pane, heavy (so that it shows without
+ * colour): h, v, tl, tr, bl, br. */
+static const char *const utf8_focus[] = { "\u2501", "\u2503", "\u250f",
+    "\u2513", "\u2517", "\u251b" };
+static const char *const ascii_focus[] = { "=", "|", "#", "#", "#", "#" };
+
 /* Put "s" at (y, x), at most "w" columns (UTF-8 aware). */
 static void
 put(int y, int x, int w, const char *s, attr_t a)
@@ -122,21 +128,23 @@ ex_frame(struct explorer *ex, const struct ex_rect *r, const char *title,
     bool focus)
 {
 	const struct glyphs *g = glyphs(ex);
+	const char *const *f = ex->utf8 ? utf8_focus : ascii_focus;
+	const char *h = focus ? f[0] : g->h, *v = focus ? f[1] : g->v;
 	int i;
 
 	if (r->h < 2 || r->w < 2)
 		return;
-	put(r->y, r->x, 1, g->tl, 0);
-	put(r->y, r->x + r->w - 1, 1, g->tr, 0);
-	put(r->y + r->h - 1, r->x, 1, g->bl, 0);
-	put(r->y + r->h - 1, r->x + r->w - 1, 1, g->br, 0);
+	put(r->y, r->x, 1, focus ? f[2] : g->tl, 0);
+	put(r->y, r->x + r->w - 1, 1, focus ? f[3] : g->tr, 0);
+	put(r->y + r->h - 1, r->x, 1, focus ? f[4] : g->bl, 0);
+	put(r->y + r->h - 1, r->x + r->w - 1, 1, focus ? f[5] : g->br, 0);
 	for (i = 1; i < r->w - 1; i++) {
-		put(r->y, r->x + i, 1, g->h, 0);
-		put(r->y + r->h - 1, r->x + i, 1, g->h, 0);
+		put(r->y, r->x + i, 1, h, 0);
+		put(r->y + r->h - 1, r->x + i, 1, h, 0);
 	}
 	for (i = 1; i < r->h - 1; i++) {
-		put(r->y + i, r->x, 1, g->v, 0);
-		put(r->y + i, r->x + r->w - 1, 1, g->v, 0);
+		put(r->y + i, r->x, 1, v, 0);
+		put(r->y + i, r->x + r->w - 1, 1, v, 0);
 	}
 	put(r->y, r->x + 2, r->w - 4, title, focus ? role(ex, PAIR_CURSOR) :
 	    role(ex, PAIR_TITLE));

@@ -566,10 +566,10 @@ static void
 cmd_apply(struct explorer *ex, const char *args)
 {
 	if (!*args) {
-		if (ex->mv_sel < ex->nlegal)
-			apply_action(ex, ex->mv[ex->mv_sel].action);
-		else
-			ex_message(ex, true, "apply: which move? (apply ACTION)");
+		/* never a move the person did not name: Enter on the moves
+		 * pane takes the selected one */
+		ex_message(ex, true, "apply: which move? (apply ACTION, or "
+		    "Enter on a move)");
 		return;
 	}
 	apply_action(ex, args);

@@ -21,14 +21,32 @@ explore() {
 echo "dump $tmp/c0" > keys
 explore conv2d.dojo 160x48
 ok $? "the explorer runs on conv2d at 160x48"
-grep -q '^│2\.0\.0\.0\.1\.0\.0\.0  ' c0
+grep -q '^┃2\.0\.0\.0\.1\.0\.0\.0  ' c0
 ok $? "the gutter shows a whole address of 8 parts (2.0.0.0.1.0.0.0)"
-grep -q '^│2\.0\.0\.0\.0  ' c0
+grep -q '^┃2\.0\.0\.0\.0  ' c0
 ok $? "... and the shorter ones beside it"
 grep -q '^│dojo_kernel(void \*\*args) ' c0
 ok $? "the code pane opens on the kernel's function"
 ! grep -q 'dojo_maxf' c0
 ok $? "... not on the helpers before it"
+
+# the focused pane has a heavy frame, so that it shows without colour
+cat > keys <<EOF
+dump $tmp/f0
+key Tab
+dump $tmp/f1
+type :apply
+key Enter
+dump $tmp/f2
+EOF
+explore conv2d.dojo 120x40
+grep -q '^┏━ program' f0 && grep -q '┌─ moves' f0
+ok $? "the program pane, focused, has the heavy frame"
+grep -q '^┌─ program' f1 && grep -q '┏━ moves' f1
+ok $? "after Tab the moves pane has it"
+grep -q 'apply: which move? (apply ACTION, or Enter on a move)' f2 &&
+    grep -q 'history main, 1 states' f2
+ok $? ":apply with no move takes none and says so"
 
 # a move longer than the pane's width less 10 is shown whole
 cat > keys <<EOF
@@ -41,7 +59,7 @@ dump $tmp/m0
 EOF
 explore matmul.dojo 80x24
 ok $? "the explorer runs on matmul at 80x24"
-grep -q '││cache 0\.0\.1 C_c stack  *│$' m0
+grep -q '┃│cache 0\.0\.1 C_c stack  *│$' m0
 ok $? "an unmeasured move is not cut while its row has room"
 
 # the history after a resize shows every state it has room for

@@ -49,7 +49,7 @@ wait_for "C[{0}, {1}] += A[{0}, {2}]"
 ok $? "the explorer shows the program"
 wait_for "moves at 0: "
 ok $? "the moves pane lists the moves at the cursor"
-screen | grep -q "┌─ program"
+screen | grep -q "┏━ program"
 ok $? "box drawing in UTF-8"
 screen | grep -q "matmul.dojo  target c"
 ok $? "the status line names the kernel and the target"
@@ -174,7 +174,7 @@ head=$(git -C "$k.session" rev-parse --short=7 HEAD)
 start C
 wait_for "$head on main"
 ok $? "reopening returns to the state it was left in"
-screen | grep -q "+- program"
+screen | grep -q "#= program"
 ok $? "ASCII box drawing when the locale is not UTF-8"
 t send-keys -t explore q
 wait_for "EXPLORER-EXITED 0"
@@ -196,11 +196,11 @@ screen > "$tmp/code"
 "$PYTHON3" -c '
 import sys
 rows = open(sys.argv[1], encoding="utf-8").read().split("\n")
-top = [i for i, r in enumerate(rows) if r.startswith("┌─ code")][0]
-right = rows[top].index("┐")
-bottom = [i for i in range(top + 1, len(rows)) if rows[i].startswith("└")][0]
+top = [i for i, r in enumerate(rows) if r.startswith("┏━ code")][0]
+right = rows[top].index("┓")
+bottom = [i for i in range(top + 1, len(rows)) if rows[i].startswith("┗")][0]
 sys.exit(1 if [i for i in range(top + 1, bottom)
-               if len(rows[i]) <= right or rows[i][right] != "│"] else 0)' \
+               if len(rows[i]) <= right or rows[i][right] != "┃"] else 0)' \
     "$tmp/code"
 ok $? "no line of the code pane runs over its border (conv2d at 160x48)"
 t send-keys -t explore q

@@ -618,6 +618,11 @@ ex_draw(struct explorer *ex)
 	}
 	draw_status(ex);
 	if (ex->prompting) {
+		/* the completions Tab lists, over the status line */
+		if (ex->message[0]) {
+			blank(ex->status_row, 0, COLS, 0);
+			put(ex->status_row, 0, COLS, ex->message, 0);
+		}
 		ex_prompt_draw(ex);
 	} else {
 		blank(ex->cmd_row, 0, COLS, 0);

@@ -124,11 +124,15 @@ action_word(const struct dojo_action *a, void *payload)
 	return 0;
 }
 
+/* A state's branches and, for checkout ("payload" not NULL), its short
+ * commit id. */
 static int
 branch_name(const struct dojo_session_entry *e, void *payload)
 {
 	const char *p = e->branches;
 
+	if (payload)
+		add_candidate(e->commit, 7);
 	while (*p) {
 		size_t n = strcspn(p, " ");
 
@@ -168,11 +172,14 @@ complete(const char *text, int start, int end)
 			dojo_legality_list(ex->moves, NULL, 0, action_word, &w);
 	} else if ((strncmp(line, "checkout", n) == 0 ||
 	    strncmp(line, "branch", n) == 0) && n > 0) {
+		bool checkout = strncmp(line, "checkout", n) == 0;
 		char best[64];
 
-		dojo_session_walk(ex->session, branch_name, NULL);
-		snprintf(best, sizeof best, "best/c");
+		dojo_session_walk(ex->session, branch_name, checkout ? ex :
+		    NULL);
+		snprintf(best, sizeof best, "best/%s", ex->target);
 		add_candidate(best, strlen(best));
+		add_candidate("best", 4);
 		add_candidate("HEAD", 4);
 	} else if (strncmp(line, "agent", n) == 0 && n > 0) {
 		static const char *const words[] = { "run", "step", "suggest",
@@ -247,6 +254,8 @@ ex_prompt_init(struct explorer *ex)
 	rl_deprep_term_function = deprep_noop;
 	rl_attempted_completion_function = complete;
 	rl_completion_display_matches_hook = display_matches;
+	/* the first Tab on an ambiguous word lists the candidates */
+	rl_variable_bind("show-all-if-ambiguous", "on");
 	if (!rl_null)
 		rl_null = fopen("/dev/null", "w");
 	rl_outstream = rl_null;
@@ -280,6 +289,7 @@ ex_prompt_start(struct explorer *ex, char kind, const char *initial)
 	current = ex;
 	ex->prompt_kind = kind;
 	ex->prompting = true;
+	ex->message[0] = '\0';		/* the row above shows the matches */
 	rl_callback_handler_install(prompt, on_line);
 	installed = true;
 	if (initial && *initial) {

@@ -115,6 +115,26 @@ wait_for ":checkout"
 ok $? "Tab completes a command"
 t send-keys -t explore Escape
 sleep 0.3
+# the first Tab on an ambiguous word lists the candidates
+t send-keys -t explore ':checkout ' Tab
+wait_for "best  best/c"
+ok $? "Tab on an ambiguous word lists the candidates at once"
+t send-keys -t explore Escape
+sleep 0.3
+t send-keys -t explore ':checkout bes' Tab
+wait_for ":checkout best"
+t send-keys -t explore Tab
+wait_for "best  best/c"
+ok $? "Tab completes what the candidates share, and the next Tab lists them"
+t send-keys -t explore Escape
+sleep 0.3
+# a commit id completes
+head7=$(git -C "$tmp/matmul.dojo.session" rev-parse --short=7 HEAD)
+t send-keys -t explore ":checkout $(echo "$head7" | cut -c 1-4)" Tab
+wait_for ":checkout $head7"
+ok $? "Tab completes a commit id"
+t send-keys -t explore Escape
+sleep 0.3
 
 # resize
 t resize-window -t explore -x 60 -y 20

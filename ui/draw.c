@@ -512,11 +512,34 @@ draw_chart(struct explorer *ex)
 	put(r->y + 2, r->x + 1, w, label, role(ex, PAIR_DIM));
 }
 
+/* "~N" when the current state is N steps before its branch's tip ("" at
+ * the tip), as git writes it. */
+static void
+tip_distance(struct explorer *ex, char *out, size_t len)
+{
+	const char *branch = dojo_session_branch(ex->session);
+	size_t n = strlen(branch);
+	int i, cur = -1, tip = -1;
+
+	*out = '\0';
+	for (i = 0; n && i < ex->nrows; i++) {
+		const char *b = ex->rows[i].e.branches, *p;
+
+		if (ex->rows[i].e.current)
+			cur = ex->rows[i].e.depth;
+		for (p = strstr(b, branch); p; p = strstr(p + 1, branch))
+			if ((p == b || p[-1] == ' ') && (!p[n] || p[n] == ' '))
+				tip = ex->rows[i].e.depth;
+	}
+	if (cur >= 0 && tip > cur)
+		snprintf(out, len, "~%d", tip - cur);
+}
+
 static void
 draw_status(struct explorer *ex)
 {
 	char line[1200], t[128] = "-", sp[64] = "-", best[32] = "-";
-	char rate[64] = "";
+	char rate[64] = "", behind[16];
 	char activity[64];
 	const struct dojo_session_entry *h = &ex->head;
 	static const char spin[] = "|/-\\";
@@ -559,13 +582,14 @@ draw_status(struct explorer *ex)
 		    ex->agent.pid > 0 ? " agent " : "",
 		    ex->agent.pid <= 0 ? "" : ex->agent.paused ? "paused" :
 		    "playing");
+	tip_distance(ex, behind, sizeof behind);
 	/* the rate last: a narrow screen cuts the end of the line */
-	snprintf(line, sizeof line, " %s%s  target %s%s  %.7s%s%s  time %s  "
+	snprintf(line, sizeof line, " %s%s  target %s%s  %.7s%s%s%s  time %s  "
 	    "speedup %s  best %s %s", ex->start_file, activity, ex->target,
 	    h->m.measured && h->m.disturbed ? "  BUSY: '!' is disturbed, M "
 	    "measures again" : "", h->commit,
 	    dojo_session_branch(ex->session)[0] ? " on " : "",
-	    dojo_session_branch(ex->session), t, sp, best, rate);
+	    dojo_session_branch(ex->session), behind, t, sp, best, rate);
 	blank(ex->status_row, 0, COLS, role(ex, PAIR_STATUS));
 	put(ex->status_row, 0, COLS, line, role(ex, PAIR_STATUS));
 }

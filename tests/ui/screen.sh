@@ -82,6 +82,24 @@ ok $? "at 80x24 the start is scrolled out of the history"
 grep -q '(start)' h1 && grep -q 'split 0\.0\.0\.0\.0\.0\.0 4' h1
 ok $? "after the resize the history shows the start and the newest state"
 
+# an older state of the branch: the status line says how far from its tip
+cat > keys <<EOF
+type :checkout HEAD~2
+key Enter
+dump $tmp/t0
+EOF
+explore matmul.dojo 120x40
+grep -q ' on main~2  time' t0
+ok $? "after a checkout two states back, the status line says main~2"
+cat > keys <<EOF
+type :checkout main
+key Enter
+dump $tmp/t1
+EOF
+explore matmul.dojo 120x40
+grep -q ' on main  time' t1
+ok $? "... and main at its tip"
+
 # checkout best: the tag best/c
 start=$(git -C matmul.dojo.session rev-list --max-parents=0 HEAD)
 git -C matmul.dojo.session tag best/c "$start"

@@ -43,6 +43,7 @@ ex_message(struct explorer *ex, bool error, const char *fmt, ...)
 }
 
 static void take_over(struct explorer *ex);
+static void person_branch(struct explorer *ex);
 
 /* The model. */
 
@@ -482,6 +483,11 @@ agent_done(struct explorer *ex, int status)
 		    "%s: %s", j->what, ex_job_last_line(j));
 		return;
 	}
+	person_branch(ex);
+	if (ex_reload(ex) < 0) {
+		ex_message(ex, true, "%s", dojo_error_last());
+		return;
+	}
 	if (ok && best)
 		ex_message(ex, false, "%s: %.*s", j->what,
 		    (int)strcspn(best + 8, "\n"), best + 8);
@@ -519,6 +525,34 @@ poll_jobs(struct explorer *ex)
 	return running;
 }
 
+/* After an agent: when the session is on the agent's branch, a branch of
+ * the person's there (their branch's name and "-N"), so that their next
+ * moves do not go onto the agent's. */
+static void
+person_branch(struct explorer *ex)
+{
+	const char *base = ex->person_branch[0] ? ex->person_branch : "main";
+	struct dojo_session_entry e;
+	char name[96];
+	int k;
+
+	if (strncmp(dojo_session_branch(ex->session), "agent/", 6) != 0)
+		return;
+	/* the agent took no step: back on the person's branch */
+	if (dojo_session_entry(ex->session, base, &e) == 0 &&
+	    strcmp(e.commit, dojo_session_head(ex->session)) == 0) {
+		dojo_session_jump(ex->session, base);
+		dojo_error_clear();
+		return;
+	}
+	for (k = 2; k < 1000; k++) {
+		snprintf(name, sizeof name, "%s-%d", base, k);
+		if (dojo_session_branch_create(ex->session, name) == DOJO_DONE)
+			break;
+	}
+	dojo_error_clear();
+}
+
 /* A person's step while an agent plays: the person takes over. */
 static void
 take_over(struct explorer *ex)
@@ -526,6 +560,9 @@ take_over(struct explorer *ex)
 	if (ex->agent.pid <= 0 || strstr(ex->agent.what, "suggest"))
 		return;
 	ex_job_release(&ex->agent);
+	if (ex_reload(ex) < 0)
+		ex_message(ex, true, "%s", dojo_error_last());
+	person_branch(ex);
 	if (ex_reload(ex) < 0)
 		ex_message(ex, true, "%s", dojo_error_last());
 }
@@ -698,7 +735,7 @@ cmd_agent(struct explorer *ex, const char *args)
 	char verb[16] = "", name[32] = "", what[96], budget[16];
 	const char *argv[16];
 	int n = 0, k, nargs = 0;
-	bool suggest;
+	bool suggest, step;
 
 	sscanf(args, "%15s %31s %d", verb, name, &n);
 	if (name[0] >= '0' && name[0] <= '9') {
@@ -738,8 +775,12 @@ cmd_agent(struct explorer *ex, const char *args)
 		snprintf(ex->agent_name, sizeof ex->agent_name, "%s",
 		    DOJO_AGENT_DEFAULT);
 	suggest = strcmp(verb, "suggest") == 0;
-	k = n > 0 ? n : strcmp(verb, "step") == 0 ? 1 : suggest ? 5 : 20;
-	snprintf(budget, sizeof budget, "%d", suggest ? 3 * k : k);
+	step = strcmp(verb, "step") == 0;
+	k = n > 0 ? n : step || suggest ? (suggest ? 5 : 1) : 20;
+	/* step N: N moves, with the measurements that takes (20 a move at
+	 * most); run N: N measurements; suggest K: 3K measurements */
+	snprintf(budget, sizeof budget, "%d", suggest ? 3 * k : step ? 20 * k :
+	    k);
 	argv[nargs++] = "tune";
 	argv[nargs++] = "@";
 	argv[nargs++] = "--agent";
@@ -757,11 +798,23 @@ cmd_agent(struct explorer *ex, const char *args)
 		snprintf(what, sizeof what, "agent %s suggest",
 		    ex->agent_name);
 	} else {
+		static char sbuf[16];
+
 		argv[nargs++] = "--session";
 		argv[nargs++] = dojo_session_dir(ex->session);
 		argv[nargs++] = "--live";
-		snprintf(what, sizeof what, "agent %s (budget %s)",
-		    ex->agent_name, budget);
+		if (step) {
+			snprintf(sbuf, sizeof sbuf, "%d", k);
+			argv[nargs++] = "--steps";
+			argv[nargs++] = sbuf;
+			snprintf(what, sizeof what, "agent %s (%d step%s)",
+			    ex->agent_name, k, k == 1 ? "" : "s");
+		} else {
+			snprintf(what, sizeof what, "agent %s (budget %s)",
+			    ex->agent_name, budget);
+		}
+		snprintf(ex->person_branch, sizeof ex->person_branch, "%s",
+		    dojo_session_branch(ex->session));
 	}
 	argv[nargs] = NULL;
 	if (ex_job_start(ex, &ex->agent, what, argv, !suggest) < 0) {
@@ -1143,6 +1196,8 @@ key_search(struct explorer *ex, int on)
 {
 	if (on) {
 		ex_prompt_start(ex, '/', ex->filter);
+	} else if (ex->agent.pid > 0 && !strstr(ex->agent.what, "suggest")) {
+		cmd_agent(ex, "stop");		/* Esc stops a playing agent */
 	} else if (ex->filter[0]) {
 		ex->filter[0] = '\0';
 		ex_rebuild_moves(ex);
@@ -1223,7 +1278,8 @@ static const struct key_entry key_table[] = {
 	{ KEYS_MAIN, { BIND('a', 0) }, key_all_moves,
 	    "every legal move, or only those at the cursor" },
 	{ KEYS_MAIN, { BIND('/', 1), BIND(27, 0) }, key_search,
-	    "search the moves, clear the search" },
+	    "search the moves; Esc: stop a playing agent, else clear the "
+	    "search" },
 	{ KEYS_MAIN, { BIND('c', 0) }, key_code,
 	    "the generated code in the lower pane" },
 	{ KEYS_MAIN, { BIND('g', 0) }, key_graph,

@@ -128,6 +128,9 @@ struct explorer {
 	/* work in the background: a measurement, an agent */
 	struct ex_job measure, agent;
 	char agent_name[32];
+	char person_branch[64];		/* the person's branch when an agent
+					   started: after it, the person's
+					   moves go on a branch of theirs */
 	double agent_refresh;		/* when the session was last read */
 
 	/* the screen */

@@ -27,6 +27,8 @@ struct tune_args {
 	int budget, jobs, episodes, threads;
 	bool exact;
 	int suggest;			/* > 0: print the agent's best moves */
+	int steps;			/* > 0: stop at a best state this many
+					   moves from the start */
 	bool live;			/* record each new best as it comes */
 	bool demos;			/* train: replay FILE.actions first */
 	double seconds, timeout;
@@ -37,7 +39,7 @@ struct tune_args {
 enum {
 	OPT_ENCODER = 256, OPT_CSV, OPT_PLOT, OPT_TIMEOUT, OPT_WIDTH,
 	OPT_EPSILON, OPT_GAMMA, OPT_UPDATES, OPT_SUGGEST, OPT_LIVE,
-	OPT_THREADS, OPT_DEMOS, OPT_TRACE, OPT_JSON
+	OPT_THREADS, OPT_DEMOS, OPT_TRACE, OPT_JSON, OPT_STEPS
 };
 
 /* A positive number from "text", or -1. */
@@ -77,14 +79,16 @@ parse_args(struct tune_args *a, const struct dojo_command *cmd, int argc,
 		v = 0;
 		if ((c < 256 && strchr("nSrjde", c)) || c == OPT_WIDTH ||
 		    c == OPT_TIMEOUT || c == OPT_EPSILON || c == OPT_GAMMA ||
-		    c == OPT_UPDATES || c == OPT_SUGGEST || c == OPT_THREADS) {
+		    c == OPT_UPDATES || c == OPT_SUGGEST || c == OPT_THREADS ||
+		    c == OPT_STEPS) {
 			bool rate = c == OPT_EPSILON || c == OPT_GAMMA;
 			char shortname[2] = { (char)c, '\0' };
 
 			v = number(optarg);
 			if (v < 0 || (c != 'S' && c != OPT_TIMEOUT && !rate &&
 			    v != floor(v)) || (rate && v > 1) ||
-			    ((c == OPT_UPDATES || c == OPT_THREADS) && v < 1) ||
+			    ((c == OPT_UPDATES || c == OPT_THREADS || c == OPT_STEPS) &&
+		    v < 1) ||
 			    (c == OPT_THREADS && v > 1000))
 				return -dojo_command_usage(cmd, "'%s' is not "
 				    "a valid value for -%s%s", optarg,
@@ -116,6 +120,7 @@ parse_args(struct tune_args *a, const struct dojo_command *cmd, int argc,
 		case OPT_TRACE: a->trace = optarg; break;
 		case OPT_JSON: a->json = true; break;
 		case OPT_THREADS: a->threads = (int)v; break;
+		case OPT_STEPS: a->steps = (int)v; break;
 		case 'x': a->exact = true; break;
 		default:
 			return -dojo_command_bad_option(cmd, '?', argv);
@@ -472,6 +477,9 @@ tune_run(int argc, char **argv)
 	last_best = 0;
 	while (!stop_requested && (k = dojo_player_step(player)) == 0) {
 		best = dojo_env_best(env);
+		/* --steps: the best state is far enough from the start */
+		if (a.steps > 0 && dojo_env_depth(env, best) >= a.steps)
+			break;
 		if (!a.live || best == last_best)
 			continue;
 		last_best = best;
@@ -559,6 +567,8 @@ static const struct dojo_option tune_options[] = {
 	{ "session", 's', "DIR", "the session (default FILE.session, made if "
 	    "missing); the path to the best state becomes the branch "
 	    "agent/A-N" },
+	{ "steps", OPT_STEPS, "N", "stop as soon as the best state is N moves "
+	    "from the start (within the budget)" },
 	{ "live", OPT_LIVE, NULL, "move the branch to each new best state as "
 	    "it is found (SIGTERM stops the search and records the best so "
 	    "far)" },

@@ -100,6 +100,26 @@ explore matmul.dojo 120x40
 grep -q ' on main  time' t1
 ok $? "... and main at its tip"
 
+# :agent step: real steps, then the person's moves on a branch of theirs
+sed 's/512/128/g' matmul.dojo > mm128.dojo
+cat > keys <<EOF
+type :agent step 1
+key Enter
+wait
+dump $tmp/a0
+type :apply parallelize 0
+key Enter
+dump $tmp/a1
+EOF
+explore mm128.dojo 120x40
+grep -q 'agent auto (1 step): state [0-9a-f]*, [1-9][0-9]* moves' a0
+ok $? ":agent step 1 takes a step (a move, or a register tile's moves)"
+grep -q ' on main-2  time' a0
+ok $? "after the agent the person is on a branch of theirs, main-2"
+agent_tip=$(git -C mm128.dojo.session rev-parse agent/auto-1)
+same "$agent_tip" "$(git -C mm128.dojo.session rev-parse main-2~1)" \
+    "the person's next move goes onto main-2; the agent's branch stays at its state"
+
 # checkout best: the tag best/c
 start=$(git -C matmul.dojo.session rev-list --max-parents=0 HEAD)
 git -C matmul.dojo.session tag best/c "$start"

@@ -98,6 +98,16 @@ grep -q "^# best: state .*, [0-9.]*x, 95% interval \[.*\] in [0-9]* alternate pa
 ok $? "tune prints its best with the confirmed interval"
 git -C "$tmp/st" rev-parse -q --verify refs/tags/best/c > /dev/null
 ok $? "the tag best/c is set on it"
+# --steps: the search stops once its best state is that many steps away
+"$PERFDOJO" tune "$tmp/strided.dojo" --agent greedy --budget 60 --steps 1 \
+    --session "$tmp/st1" > "$tmp/st1.out" 2> "$tmp/err"
+ok $? "tune --steps 1 runs"
+used=$(sed -n 's/.*: \([0-9]*\) measurements in .*/\1/p' "$tmp/st1.out")
+[ -n "$used" ] && [ "$used" -lt 60 ] &&
+    grep -q "^# best: state .*, [1-9][0-9]* moves" "$tmp/st1.out"
+ok $? "tune --steps 1 stops at its first step, before the budget ($used of 60)"
+"$PERFDOJO" tune "$k" --steps 0 --budget 5 2> "$tmp/err"
+same 2 $? "tune --steps 0 is a usage error"
 # a TMPDIR whose name is shell syntax is only a name: the compilers run
 # with no shell (the payloads would touch files in the current folder)
 mkdir -p "$tmp/w/q'\$(touch pwned)'\`touch pwned2\`\"x"

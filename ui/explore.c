@@ -324,6 +324,13 @@ ex_reload(struct explorer *ex)
 			;
 	if (ex->nlines && ex->cur_cell >= ex->lines[ex->cur_line].ncells)
 		ex->cur_cell = ex->lines[ex->cur_line].ncells - 1;
+	/* an agent's suggestions are for the state they were made at */
+	if (ex->output && strstr(ex->output_title, "suggest") &&
+	    strcmp(ex->output_commit, ex->head.commit) != 0) {
+		free(ex->output);
+		ex->output = NULL;
+		ex->code_top = ex->code_start;
+	}
 	free(ex->code);
 	ex->code = NULL;
 	dojo_strbuf_init(&sb);
@@ -477,6 +484,12 @@ agent_done(struct explorer *ex, int status)
 		ex_message(ex, true, "%s", dojo_error_last());
 		return;
 	}
+	if (strstr(j->what, "suggest") && strcmp(j->commit,
+	    ex->head.commit) != 0) {
+		ex_message(ex, false, "%s: for %.7s, no longer the current "
+		    "state: not shown", j->what, j->commit);
+		return;
+	}
 	if (strstr(j->what, "suggest")) {
 		ex_show_output(ex, j->what, strdup(j->out));
 		ex_message(ex, !ok, ok ? "%s: best first in the lower pane" :
@@ -596,6 +609,8 @@ ex_show_output(struct explorer *ex, const char *title, char *text)
 	free(ex->output);
 	ex->output = text;
 	snprintf(ex->output_title, sizeof ex->output_title, "%s", title);
+	snprintf(ex->output_commit, sizeof ex->output_commit, "%s",
+	    ex->head.commit);
 	ex->code_top = 0;
 }
 

@@ -104,6 +104,7 @@ struct explorer {
 	char *code;
 	char *output;			/* when set, shown instead of code */
 	char output_title[64];
+	char output_commit[41];		/* the state the output is about */
 	int code_top;
 
 	/* the graph view, in the code pane's place */

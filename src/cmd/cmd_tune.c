@@ -320,16 +320,36 @@ request_stop(int sig)
 
 /* perfdojo tune --suggest K: the agent's K best moves at the start. */
 static int
-print_suggestions(dojo_player *player, int k)
+print_suggestions(dojo_player *player, dojo_env *env, int k)
 {
 	struct dojo_suggestion *sg = calloc(k, sizeof *sg);
+	char score[32];
 	int i, n;
 
 	if (!sg)
 		return dojo_error_set("out of memory");
 	n = dojo_player_suggest(player, 0, k, sg);
-	for (i = 0; i < n; i++)
-		printf("%.4g\t%s\n", sg[i].score, sg[i].action);
+	if (n > 0)
+		printf("# speedup\tfrom\tmove (best first; the speedup "
+		    "against this state)\n");
+	for (i = 0; i < n; i++) {
+		const char *how = "measured";
+
+		/* a child measured here, else the agent's estimate (the
+		 * scores are logarithms of speedups) */
+		if (dojo_env_measured(env, sg[i].state) &&
+		    !dojo_env_failed(env, sg[i].state))
+			snprintf(score, sizeof score, "%.3gx",
+			    exp(dojo_env_reward(env, sg[i].state)));
+		else if (dojo_env_failed(env, sg[i].state))
+			snprintf(score, sizeof score, "-"), how = "failed";
+		else if (sg[i].score != 0)
+			snprintf(score, sizeof score, "%.3gx", exp(sg[i].score)),
+			    how = "predicted";
+		else
+			snprintf(score, sizeof score, "-"), how = "unscored";
+		printf("%s\t%s\t%s\n", score, how, sg[i].action);
+	}
 	free(sg);
 	return n < 0 ? -1 : 0;
 }
@@ -469,7 +489,7 @@ tune_run(int argc, char **argv)
 	if (!player)
 		goto out_fail;
 	if (a.suggest > 0) {
-		rc = print_suggestions(player, a.suggest) < 0 ?
+		rc = print_suggestions(player, env, a.suggest) < 0 ?
 		    dojo_command_fail() : 0;
 		goto out;
 	}

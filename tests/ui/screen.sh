@@ -120,6 +120,22 @@ agent_tip=$(git -C mm128.dojo.session rev-parse agent/auto-1)
 same "$agent_tip" "$(git -C mm128.dojo.session rev-parse main-2~1)" \
     "the person's next move goes onto main-2; the agent's branch stays at its state"
 
+# :agent suggest: labelled speedups, gone once the state changes
+cat > keys <<EOF
+type :agent suggest 3
+key Enter
+wait
+dump $tmp/g0
+type :apply split 0 2
+key Enter
+dump $tmp/g1
+EOF
+explore mm128.dojo 120x40
+grep -q '# speedup *from *move' g0 && grep -q '[0-9.]*x *predicted *[a-z]' g0
+ok $? ":agent suggest labels its scores: a speedup, predicted or measured"
+! grep -q 'predicted' g1 && grep -q 'dojo_kernel(void' g1
+ok $? "after a move the suggestions of the old state are gone"
+
 # checkout best: the tag best/c
 start=$(git -C matmul.dojo.session rev-list --max-parents=0 HEAD)
 git -C matmul.dojo.session tag best/c "$start"

@@ -210,9 +210,9 @@ n_lines(const char *s)
 }
 
 /* The cells of node "n": its box scaled, grown to hold its label (only
- * the first line along an axis the view shrinks). */
+ * the first line along an axis the view shrinks, and only if "grow"). */
 static struct box
-node_box(const struct view *v, const struct dojo_layout_node *n)
+node_box(const struct view *v, const struct dojo_layout_node *n, bool grow)
 {
 	struct box b;
 	const char *s;
@@ -226,15 +226,19 @@ node_box(const struct view *v, const struct dojo_layout_node *n)
 	}
 	w = (int)floor(n->w * v->zx / DOJO_CANVAS_CELL_W + 0.5);
 	h = (int)floor(n->h * v->zy / DOJO_CANVAS_CELL_H + 0.5);
-	/* shrunk, the box still holds its first line (an address) */
-	if (w < (v->zx >= 1 ? widest : line_len(n->label)) + 2)
+	/* at 1:1 the box holds its label; shrunk, its first line (an
+	 * address) */
+	if ((grow || v->zx >= 1) &&
+	    w < (v->zx >= 1 ? widest : line_len(n->label)) + 2)
 		w = (v->zx >= 1 ? widest : line_len(n->label)) + 2;
 	if (v->zy >= 1 && h < lines + 2)
 		h = lines + 2;
 	if (w < 3)
 		w = 3;
+	/* too flat for a frame: one row, "[label]", so that boxes do not
+	 * overlap when Graphviz's nodes do not */
 	if (h < 3)
-		h = 3;
+		h = v->zy >= 1 ? 3 : 1;
 	cx = cell_x(v, n->x);
 	cy = cell_y(v, n->y);
 	b.x0 = cx - w / 2;
@@ -254,7 +258,7 @@ dojo_layout_cells(int *width, int *height, const dojo_layout *l)
 	*width = cell_x(&v, dojo_layout_width(l)) + 1;
 	*height = cell_y(&v, 0) + 1;
 	for (i = 0; i < dojo_layout_n_nodes(l); i++) {
-		b = node_box(&v, dojo_layout_node(l, i));
+		b = node_box(&v, dojo_layout_node(l, i), true);
 		if (b.x1 + 1 > *width)
 			*width = b.x1 + 1;
 		if (b.y1 + 1 > *height)
@@ -428,11 +432,33 @@ static void
 draw_node(dojo_canvas *c, const dojo_layout *l, const struct view *v, int k)
 {
 	const struct dojo_layout_node *n = dojo_layout_node(l, k);
-	struct box b = node_box(v, n);
+	struct box b = node_box(v, n, true);
 	uint8_t attr = DOJO_CELL_NODE | (n->highlight ? DOJO_CELL_HIGHLIGHT : 0);
 	int style = n->highlight ? 2 : n->square ? 0 : 1, lines, y, len;
 	const char *s = n->label;
+	int x, y0;
 
+	/* grown over a node drawn before: its scaled size, the label cut */
+	for (y0 = b.y0; y0 <= b.y1; y0++)
+		for (x = b.x0; x <= b.x1; x++)
+			if (attr_at(c, x, y0) & DOJO_CELL_NODE) {
+				b = node_box(v, n, false);
+				y0 = b.y1 + 1;
+				break;
+			}
+	if (b.y0 == b.y1) {
+		/* one row: the first line of the label between brackets */
+		put(c, b.x0, b.y0, '[', attr, k + 1);
+		put(c, b.x1, b.y0, ']', attr, k + 1);
+		for (len = b.x0 + 1; len < b.x1; len++)
+			put(c, len, b.y0, ' ', attr, k + 1);
+		len = line_len(s);
+		if (len > b.x1 - b.x0 - 1)
+			len = b.x1 - b.x0 - 1;
+		put_line(c, b.x0 + 1 + (b.x1 - b.x0 - 1 - len) / 2, b.y0, s,
+		    b.x1 - b.x0 - 1, v->ascii, attr, k + 1, 0);
+		return;
+	}
 	frame(c, b, v->ascii ? frames_ascii[style] : frames[style], attr, k + 1,
 	    true);
 	lines = n_lines(n->label);
@@ -525,7 +551,8 @@ dojo_canvas_draw(dojo_canvas *c, const dojo_layout *l,
 		    DOJO_CELL_ARROW | (e->highlight ? DOJO_CELL_HIGHLIGHT : 0),
 		    -(k + 1));
 	}
-	/* edge labels, one line each, centred, never over a node */
+	/* edge labels, one line each, centred, never over a node or another
+	 * label: one that has no room is left out (1:1 shows it) */
 	for (k = 0; k < dojo_layout_n_edges(l); k++) {
 		e = dojo_layout_edge(l, k);
 		if (!*e->label)
@@ -533,6 +560,12 @@ dojo_canvas_draw(dojo_canvas *c, const dojo_layout *l,
 		lw = line_len(e->label);
 		x = cell_x(&v, e->lx) - lw / 2;
 		y = cell_y(&v, e->ly);
+		for (j = 0; j < lw; j++)
+			if (attr_at(c, x + j, y) & (DOJO_CELL_NODE |
+			    DOJO_CELL_LABEL))
+				break;
+		if (j < lw)
+			continue;
 		put_line(c, x, y, e->label, lw, v.ascii, DOJO_CELL_LABEL |
 		    (e->highlight ? DOJO_CELL_HIGHLIGHT : 0), -(k + 1),
 		    DOJO_CELL_NODE);

@@ -6,6 +6,7 @@
 #include "src/core/layout.h"
 #include "ui/canvas.h"
 #include "tests/unit/unit.h"
+#include "ir/program.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -206,10 +207,91 @@ test_formats(void)
 	dojo_graph_free(g);
 }
 
+/* Whether the cells of node "owner" form its whole box: no other node
+ * drawn over part of it (and it is drawn at all). */
+static bool
+whole_box(const dojo_canvas *cv, int owner)
+{
+	int w = dojo_canvas_width(cv), h = dojo_canvas_height(cv), x, y;
+	int x0 = w, x1 = -1, y0 = h, y1 = -1, n = 0;
+
+	for (y = 0; y < h; y++)
+		for (x = 0; x < w; x++)
+			if (dojo_canvas_owners(cv)[y * w + x] == owner &&
+			    (dojo_canvas_attrs(cv)[y * w + x] & DOJO_CELL_NODE)) {
+				n++;
+				x0 = x < x0 ? x : x0;
+				x1 = x > x1 ? x : x1;
+				y0 = y < y0 ? y : y0;
+				y1 = y > y1 ? y : y1;
+			}
+	/* a box cut by the canvas's edge is whole too */
+	return n > 0 && n == (x1 - x0 + 1) * (y1 - y0 + 1);
+}
+
+/* A padded 3x3 convolution: the dependence graph the explorer fits into
+ * its lower pane, whose boxes overlapped when the pane was small. */
+static void
+test_fitted(void)
+{
+	static const char text[] =
+	    "x f32 [1, 8, 12, 12] heap in\n"
+	    "w f32 [8, 8, 3, 3] heap in\n"
+	    "bias f32 [8] heap in\n"
+	    "y f32 [1, 8, 10, 10] heap out\n"
+	    "xp f32 [1, 8, 14, 14] heap\n"
+	    "1 | 8 | 14 | 14 | xp[{0}, {1}, {2}, {3}] = 0\n"
+	    "1 | 8 | 12 | 12 | xp[{0}, {1}, {2} + 1, {3} + 1] = x[{0}, {1}, {2}, {3}]\n"
+	    "1 | 8 | 10 | 10 | y[{0}, {1}, {2}, {3}] = bias[{1}]\n"
+	    "  |   |    |    | 8 | 3 | 3 | y[{0}, {1}, {2}, {3}] += "
+	    "xp[{0}, {4}, {2} + {5}, {3} + {6}] * w[{1}, {4}, {5}, {6}]\n";
+	static const int sizes[][2] = { { 100, 12 }, { 64, 20 }, { 40, 10 },
+	    { 120, 30 }, { 64, 10 }, { 62, 9 }, { 80, 8 } };
+	struct dojo_canvas_view view = { 0 };
+	struct dojo_graph_options opt = { 0 };
+	dojo_program *p = dojo_program_parse("conv.dojo", text, strlen(text));
+	Agraph_t *g = p ? dojo_graph_deps(p, &opt) : NULL;
+	dojo_layout *l = g ? dojo_layout_new(g) : NULL;
+	dojo_canvas *cv;
+	size_t i;
+	int k, bad;
+
+	CHECK(l != NULL);
+	view.fit = true;
+	for (i = 0; l && i < sizeof sizes / sizeof *sizes; i++) {
+		cv = dojo_canvas_new(sizes[i][0], sizes[i][1]);
+		dojo_canvas_draw(cv, l, &view);
+		for (k = 0, bad = 0; k < dojo_layout_n_nodes(l); k++)
+			bad += !whole_box(cv, k + 1);
+		/* an edge's label is whole, or left out: never cut by
+		 * another's */
+		for (k = 0; k < dojo_layout_n_edges(l); k++) {
+			const struct dojo_layout_edge *e = dojo_layout_edge(l, k);
+			int n = count_owner(cv, -(k + 1), DOJO_CELL_LABEL);
+
+			bad += n != 0 && n != (int)strlen(e->label);
+		}
+		CHECK(bad == 0);
+		if (bad) {
+			char *t = dojo_canvas_text(cv);
+
+			printf("# %d nodes cut at %dx%d:\n%s", bad, sizes[i][0],
+			    sizes[i][1], t ? t : "");
+			free(t);
+		}
+		dojo_canvas_free(cv);
+	}
+	dojo_layout_free(l);
+	dojo_graph_free(g);
+	dojo_program_free(p);
+}
+
 static const struct unit_test tests[] = {
 	{ "a layout reads Graphviz's geometry", test_layout },
 	{ "the canvas draws boxes, edges, arrows and labels", test_canvas },
 	{ "the neighbourhood of highlighted nodes", test_keep_around },
+	{ "a fitted view draws every node whole, none over another",
+	    test_fitted },
 	{ "formats and rendering", test_formats },
 	{ NULL, NULL }
 };

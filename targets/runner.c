@@ -481,6 +481,15 @@ struct dojo_c_kernel {
 	size_t *sizes;		/* of their elements */
 };
 
+const char *
+dojo_c_kernel_object(struct dojo_c_kernel *k)
+{
+	static __thread char path[1100];
+
+	snprintf(path, sizeof path, "%s/k.so", k->dir);
+	return path;
+}
+
 void
 dojo_c_kernel_free(struct dojo_c_kernel *k)
 {

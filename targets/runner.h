@@ -123,6 +123,9 @@ int dojo_c_kernel_run(__dojo_keep struct dojo_c_kernel *k,
     __dojo_keep const struct dojo_run_options *opt,
     __dojo_keep struct dojo_run_result *res);
 void dojo_c_kernel_free(__dojo_take struct dojo_c_kernel *k);
+/* The shared object "k" was compiled into (its function: DOJO_C_KERNEL),
+ * valid until dojo_c_kernel_free. */
+const char *dojo_c_kernel_object(__dojo_keep struct dojo_c_kernel *k);
 /* Two kernels in one child, timed in alternate repetitions (A B A B
  * ..., each on copies of its own arguments, after a warm-up of each), so
  * that a machine whose speed drifts slows both alike: their results into

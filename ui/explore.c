@@ -10,6 +10,8 @@
 #include "targets/runner.h"
 #include "src/util/clock.h"
 #include "targets/target.h"
+#include "src/core/view.h"
+#include "src/util/diff.h"
 #include "src/core/verbs.h"
 #include "agents/agent.h"
 
@@ -695,6 +697,77 @@ cmd_log(struct explorer *ex, const char *args)
 	ex->focus = PANE_HISTORY;
 }
 
+/* Compare revisions "a" and "b" of the session in view "v", into the
+ * lower pane. */
+static void
+show_diff(struct explorer *ex, const char *a, const char *b,
+    enum dojo_view v)
+{
+	struct dojo_diff_options opt = { a, b, 3, 0 };
+	dojo_program *pa, *pb = NULL;
+	char *ta = NULL, *tb = NULL, title[64];
+	struct dojo_strbuf sb;
+	bool differ = false;
+
+	dojo_strbuf_init(&sb);
+	pa = dojo_session_program_at(ex->session, strcmp(a, "best") ? a :
+	    "best/c");
+	if (pa)
+		pb = dojo_session_program_at(ex->session, strcmp(b, "best") ?
+		    b : "best/c");
+	if (!pa || !pb || !(ta = dojo_view_text(pa, v)) ||
+	    !(tb = dojo_view_text(pb, v)) ||
+	    dojo_diff(&sb, ta, tb, &opt, &differ) < 0) {
+		ex_message(ex, true, "diff: %s", dojo_error_last());
+		dojo_strbuf_release(&sb);
+	} else if (!differ) {
+		ex_message(ex, false, "diff: %s and %s: the same %s", a, b,
+		    dojo_view_name(v));
+		dojo_strbuf_release(&sb);
+	} else {
+		snprintf(title, sizeof title, "diff %.20s %.20s (%s)", a, b,
+		    dojo_view_name(v));
+		ex_show_output(ex, title, dojo_strbuf_detach(&sb));
+		ex_message(ex, false, "diff %s %s (%s): in the lower pane", a,
+		    b, dojo_view_name(v));
+	}
+	free(ta);
+	free(tb);
+	dojo_program_free(pa);
+	dojo_program_free(pb);
+}
+
+static void
+cmd_diff(struct explorer *ex, const char *args)
+{
+	char w[3][64] = { "", "", "" };
+	enum dojo_view v = DOJO_VIEW_PROGRAM;
+	const char *a = NULL, *b = "HEAD";
+	int n = sscanf(args, "%63s %63s %63s", w[0], w[1], w[2]), i = 0;
+
+	if (n > 0 && (strcmp(w[0], "--code") == 0 ||
+	    strcmp(w[0], "--asm") == 0)) {
+		v = w[0][2] == 'c' ? DOJO_VIEW_CODE : DOJO_VIEW_ASM;
+		i = 1;
+	} else if (n == 3) {
+		ex_message(ex, true, "diff: [--code|--asm] [A [B]]");
+		return;
+	}
+	if (n > i)
+		a = w[i];
+	if (n > i + 1)
+		b = w[i + 1];
+	if (!a) {
+		if (!ex->head.parent[0]) {
+			ex_message(ex, true, "diff: the start has no parent "
+			    "(diff A [B])");
+			return;
+		}
+		a = "HEAD~1";
+	}
+	show_diff(ex, a, b, v);
+}
+
 static void
 cmd_emit(struct explorer *ex, const char *args)
 {
@@ -879,8 +952,7 @@ cmd_quit(struct explorer *ex, const char *args)
  * and help from it (args and help NULL) unless the explorer's differ;
  * then the explorer's own. */
 static const struct ex_command commands[] = {
-	{ "apply", "ACTION", "take a move (the selected one if none given)",
-	    cmd_apply },
+	{ "apply", "ACTION", "take a move", cmd_apply },
 	{ "measure", "[--fresh]", "measure the current state in the "
 	    "background (--fresh: again, adding runs)", cmd_measure },
 	{ "undo", NULL, NULL, cmd_undo },
@@ -889,6 +961,8 @@ static const struct ex_command commands[] = {
 	{ "branch", "[NAME]", "start a branch here (or name the current one)",
 	    cmd_branch },
 	{ "log", NULL, NULL, cmd_log },
+	{ "diff", "[--code|--asm] [A [B]]", "compare two states (default: "
+	    "the parent and the current one) in the lower pane", cmd_diff },
 	{ "emit", NULL, NULL, cmd_emit },
 	{ "graph", NULL, NULL, cmd_graph },
 	{ "write", "FILE", "write the current kernel to FILE", cmd_write },
@@ -1219,6 +1293,31 @@ key_search(struct explorer *ex, int on)
 	}
 }
 
+/* d: in the history pane, mark the selected state, then compare it with
+ * the next one selected; elsewhere, the parent with the current state. */
+static void
+key_diff(struct explorer *ex, int arg)
+{
+	const char *sel;
+	char a[8], b[8];
+
+	if (ex->focus != PANE_HISTORY || ex->nrows == 0) {
+		cmd_diff(ex, "");
+		return;
+	}
+	sel = ex->rows[ex->hist_sel].e.commit;
+	if (!ex->diff_mark[0] || strcmp(ex->diff_mark, sel) == 0) {
+		snprintf(ex->diff_mark, sizeof ex->diff_mark, "%s", sel);
+		ex_message(ex, false, "marked %.7s: d on another state "
+		    "compares them", sel);
+		return;
+	}
+	snprintf(a, sizeof a, "%.7s", ex->diff_mark);
+	snprintf(b, sizeof b, "%.7s", sel);
+	ex->diff_mark[0] = '\0';
+	show_diff(ex, a, b, DOJO_VIEW_PROGRAM);
+}
+
 static void
 key_code(struct explorer *ex, int arg)
 {
@@ -1297,6 +1396,9 @@ static const struct key_entry key_table[] = {
 	    "search" },
 	{ KEYS_MAIN, { BIND('c', 0) }, key_code,
 	    "the generated code in the lower pane" },
+	{ KEYS_MAIN, { BIND('d', 0) }, key_diff,
+	    "compare the parent with the current state (history pane: mark "
+	    "a state, then d on another compares them)" },
 	{ KEYS_MAIN, { BIND('g', 0) }, key_graph,
 	    "the dependence graph in the lower pane (again: off)" },
 	{ KEYS_MAIN, { BIND(':', 0) }, key_command,

@@ -129,6 +129,7 @@ struct explorer {
 	/* work in the background: a measurement, an agent */
 	struct ex_job measure, agent;
 	char agent_name[32];
+	char diff_mark[41];		/* the state 'd' marked in the history */
 	char person_branch[64];		/* the person's branch when an agent
 					   started: after it, the person's
 					   moves go on a branch of theirs */

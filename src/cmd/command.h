@@ -58,6 +58,7 @@ extern const struct dojo_command dojo_command_explore;	/* ui/ */
 extern const struct dojo_command dojo_command_graph;
 extern const struct dojo_command dojo_command_script;
 extern const struct dojo_command dojo_command_lib;
+extern const struct dojo_command dojo_command_diff;
 
 /* Exit statuses: 1 for an error in the work, 2 for a usage error. */
 #define DOJO_EXIT_ERROR 1

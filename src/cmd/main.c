@@ -30,6 +30,7 @@ static const struct dojo_command *const commands[] = {
 	&dojo_command_graph,
 	&dojo_command_script,
 	&dojo_command_lib,
+	&dojo_command_diff,
 	&dojo_command_tune,
 	&dojo_command_train,
 };

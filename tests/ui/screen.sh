@@ -136,6 +136,40 @@ ok $? ":agent suggest labels its scores: a speedup, predicted or measured"
 ! grep -q 'predicted' g1 && grep -q 'dojo_kernel(void' g1
 ok $? "after a move the suggestions of the old state are gone"
 
+# :diff, and d in the history pane: the lower pane shows the diff
+rm -rf mm128.dojo.session
+cat > keys <<EOF
+type :apply swap 0
+key Enter
+type :apply vectorize 0.0.1
+key Enter
+type :diff
+key Enter
+dump $tmp/d0
+type :diff --code HEAD~2
+key Enter
+dump $tmp/d1
+key Tab
+key Tab
+key k
+key k
+key d
+dump $tmp/d2
+key j
+key j
+key d
+dump $tmp/d3
+EOF
+explore mm128.dojo 120x40
+grep -q 'diff HEAD~1 HEAD (program)' d0 && grep -q '│+ *| *| 128:v |' d0
+ok $? ":diff compares the parent with the current state in the lower pane"
+grep -q 'diff HEAD~2 HEAD (code)' d1 && grep -q '│+.*#pragma omp simd' d1
+ok $? ":diff --code A compares their C"
+grep -q 'marked [0-9a-f]\{7\}: d on another state compares them' d2
+ok $? "d in the history pane marks a state"
+grep -q '│-128 | 128 | C\[{0}, {1}\] = 0' d3 && grep -q '│+128 | 128 | C\[{1}, {0}\] = 0' d3
+ok $? "d on another state compares the two"
+
 # checkout best: the tag best/c
 start=$(git -C matmul.dojo.session rev-list --max-parents=0 HEAD)
 git -C matmul.dojo.session tag best/c "$start"

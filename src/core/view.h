@@ -1,0 +1,21 @@
+/* view.h: a state as text to compare: its program, its C, its assembly
+ * (perfdojo diff, the explorer's :diff) */
+#ifndef DOJO_VIEW_H
+#define DOJO_VIEW_H
+
+#include "ir/program.h"
+
+enum dojo_view { DOJO_VIEW_PROGRAM, DOJO_VIEW_CODE, DOJO_VIEW_ASM };
+
+/* The text of "prog" in view "v": its canonical text; the C of the C
+ * target (the fast mode, or the exact one when $PERFDOJO_EXACT says so);
+ * or the disassembly of that C compiled as a measurement compiles it
+ * (objdump -d of the kernel's function, its addresses and raw bytes left
+ * out so that two kernels compare).  Nothing is run.  NULL with the last
+ * error set. */
+__dojo_give char *dojo_view_text(__dojo_keep dojo_program *prog,
+    enum dojo_view v);
+/* "program", "code" or "asm". */
+const char *dojo_view_name(enum dojo_view v);
+
+#endif

@@ -46,6 +46,7 @@ ex_message(struct explorer *ex, bool error, const char *fmt, ...)
 
 static void take_over(struct explorer *ex);
 static void person_branch(struct explorer *ex);
+static void preview_update(struct explorer *ex);
 
 /* The model. */
 
@@ -285,6 +286,7 @@ ex_rebuild_moves(struct explorer *ex)
 			ex->mv_sel = n;
 	if (ex->mv_sel < ex->mv_top)
 		ex->mv_top = ex->mv_sel;
+	preview_update(ex);
 }
 
 /* Reload everything from the session's current state. */
@@ -326,12 +328,15 @@ ex_reload(struct explorer *ex)
 			;
 	if (ex->nlines && ex->cur_cell >= ex->lines[ex->cur_line].ncells)
 		ex->cur_cell = ex->lines[ex->cur_line].ncells - 1;
-	/* an agent's suggestions are for the state they were made at */
-	if (ex->output && strstr(ex->output_title, "suggest") &&
+	/* an agent's suggestions and a preview are for the state they were
+	 * made at */
+	if (ex->output && (strstr(ex->output_title, "suggest") ||
+	    strncmp(ex->output_title, "preview", 7) == 0) &&
 	    strcmp(ex->output_commit, ex->head.commit) != 0) {
 		free(ex->output);
 		ex->output = NULL;
 		ex->code_top = ex->code_start;
+		ex->preview = false;
 	}
 	free(ex->code);
 	ex->code = NULL;
@@ -1078,6 +1083,53 @@ cursor_move(struct explorer *ex, int dy, int dx)
 	ex_rebuild_moves(ex);
 }
 
+/* The preview of the selected move in the lower pane: the diffs of the
+ * program and of its C from the current state to the state it leads to.
+ * Nothing is recorded; Enter takes the move, Esc closes the preview. */
+static void
+preview_update(struct explorer *ex)
+{
+	struct dojo_diff_options opt = { "current", "after the move", 2, 0 };
+	enum dojo_view views[2] = { DOJO_VIEW_PROGRAM, DOJO_VIEW_CODE };
+	const char *action;
+	dojo_program *next;
+	struct dojo_strbuf sb;
+	char title[64];
+	bool differ;
+	int v;
+
+	if (!ex->preview)
+		return;
+	if (ex->mv_sel >= ex->nlegal || ex->nmv == 0) {
+		ex_show_output(ex, "preview", strdup("(no legal move selected: "
+		    "nothing to preview)\n"));
+		return;
+	}
+	action = ex->mv[ex->mv_sel].action;
+	next = dojo_program_apply_text(ex->prog, action,
+	    dojo_target_machine(ex->target));
+	dojo_strbuf_init(&sb);
+	for (v = 0; next && v < 2; v++) {
+		char *a = dojo_view_text(ex->prog, views[v]);
+		char *b = dojo_view_text(next, views[v]);
+
+		dojo_strbuf_printf(&sb, "%s%s of %s:\n", v ? "\n" : "",
+		    v ? "the C" : "the program", action);
+		if (!a || !b || dojo_diff(&sb, a, b, &opt, &differ) < 0)
+			dojo_strbuf_printf(&sb, "%s\n", dojo_error_last());
+		else if (!differ)
+			dojo_strbuf_puts(&sb, "(the same)\n");
+		free(a);
+		free(b);
+	}
+	if (!next)
+		dojo_strbuf_printf(&sb, "%s\n", dojo_error_last());
+	dojo_program_free(next);
+	snprintf(title, sizeof title, "preview %.24s (Enter takes it, Esc "
+	    "closes)", action);
+	ex_show_output(ex, title, dojo_strbuf_detach(&sb));
+}
+
 static void
 select_move(struct explorer *ex, int d)
 {
@@ -1086,6 +1138,21 @@ select_move(struct explorer *ex, int d)
 	ex->mv_sel = clamp(ex->mv_sel + d, 0, ex->nmv - 1);
 	if (ex->mv_sel >= ex->nlegal)
 		ex_message(ex, false, "refused: %s", ex->mv[ex->mv_sel].reason);
+	preview_update(ex);
+}
+
+/* v: preview the selected move, or close the preview. */
+static void
+key_preview(struct explorer *ex, int arg)
+{
+	ex->preview = !ex->preview;
+	if (ex->preview) {
+		preview_update(ex);
+		return;
+	}
+	free(ex->output);
+	ex->output = NULL;
+	ex->code_top = ex->code_start;
 }
 
 static void
@@ -1287,6 +1354,8 @@ key_search(struct explorer *ex, int on)
 		ex_prompt_start(ex, '/', ex->filter);
 	} else if (ex->agent.pid > 0 && !strstr(ex->agent.what, "suggest")) {
 		cmd_agent(ex, "stop");		/* Esc stops a playing agent */
+	} else if (ex->preview) {
+		key_preview(ex, 0);		/* closes the preview */
 	} else if (ex->filter[0]) {
 		ex->filter[0] = '\0';
 		ex_rebuild_moves(ex);
@@ -1396,6 +1465,9 @@ static const struct key_entry key_table[] = {
 	    "search" },
 	{ KEYS_MAIN, { BIND('c', 0) }, key_code,
 	    "the generated code in the lower pane" },
+	{ KEYS_MAIN, { BIND('v', 0) }, key_preview,
+	    "preview the selected move: the diffs of the program and of its "
+	    "C in the lower pane (again or Esc: close)" },
 	{ KEYS_MAIN, { BIND('d', 0) }, key_diff,
 	    "compare the parent with the current state (history pane: mark "
 	    "a state, then d on another compares them)" },

@@ -109,6 +109,8 @@ struct explorer {
 
 	/* the graph view, in the code pane's place */
 	bool graph_view, graph_fit;
+	bool preview;			/* the lower pane previews the selected
+					   move (v) */
 	enum graph_mode graph_mode;
 	struct dojo_layout *layout;
 	char layout_key[256];

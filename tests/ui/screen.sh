@@ -170,6 +170,33 @@ ok $? "d in the history pane marks a state"
 grep -q '│-128 | 128 | C\[{0}, {1}\] = 0' d3 && grep -q '│+128 | 128 | C\[{1}, {0}\] = 0' d3
 ok $? "d on another state compares the two"
 
+# v previews the selected move; J previews the next; Esc closes; Enter
+# takes it
+rm -rf mm128.dojo.session
+cat > keys <<EOF
+key Tab
+key v
+dump $tmp/p0
+key J
+dump $tmp/p1
+key Esc
+dump $tmp/p2
+key v
+key Enter
+dump $tmp/p3
+EOF
+explore mm128.dojo 120x40
+grep -q 'preview split 0 2 (Enter takes it, Esc closes)' p0 &&
+    grep -q '│+64 | 2 | 128 | C\[{0}\*2 + {1}, {2}\] = 0' p0 &&
+    grep -q '│the C of split 0 2:' p0
+ok $? "v previews the selected move: the diffs of its program and of its C"
+grep -q 'preview split 0 4 ' p1
+ok $? "selecting the next move previews it"
+! grep -q 'preview' p2 && grep -q 'history main, 1 states' p2
+ok $? "Esc closes the preview and keeps the state"
+! grep -q 'preview' p3 && grep -q 'history main, 2 states' p3
+ok $? "Enter takes the previewed move, and the preview closes"
+
 # checkout best: the tag best/c
 start=$(git -C matmul.dojo.session rev-list --max-parents=0 HEAD)
 git -C matmul.dojo.session tag best/c "$start"

@@ -148,6 +148,10 @@ ex_frame(struct explorer *ex, const struct ex_rect *r, const char *title,
 	}
 	put(r->y, r->x + 2, r->w - 4, title, focus ? role(ex, PAIR_CURSOR) :
 	    role(ex, PAIR_TITLE));
+	/* the keys that work here, on the focused pane's lower border */
+	if (focus && r->h > 2)
+		put(r->y + r->h - 1, r->x + 2, r->w - 4, ex_key_bar(ex),
+		    role(ex, PAIR_TITLE));
 }
 
 unsigned int

@@ -1279,14 +1279,24 @@ struct key_binding {
 #define N_BINDINGS 6
 
 /* An entry of the table: its mode, its keys (up to the first key 0), the
- * function they call (NULL: a key served elsewhere, in the help only) and
- * the help's words for them (NULL: not in the help). */
+ * function they call (NULL: a key served elsewhere, in the help only), the
+ * help's words for them (NULL: not in the help), and for the key bar on
+ * the focused pane's lower border, the panes it works in (P_ bits) with
+ * its word there (NULL: not in the bar). */
 struct key_entry {
 	enum key_mode mode;
 	struct key_binding keys[N_BINDINGS];
 	void (*run)(struct explorer *ex, int arg);
 	const char *help;
+	unsigned panes;
+	const char *bar;
 };
+
+#define P_PROG (1u << PANE_PROGRAM)
+#define P_MOVES (1u << PANE_MOVES)
+#define P_HIST (1u << PANE_HISTORY)
+#define P_CODE (1u << PANE_CODE)
+#define P_ALL (P_PROG | P_MOVES | P_HIST | P_CODE)
 
 #define BIND(c, a) { (c), false, (a) }
 #define BIND_CODE(k, a) { (k), true, (a) }
@@ -1439,49 +1449,57 @@ key_mouse(struct explorer *ex, int arg)
 static const struct key_entry key_table[] = {
 	{ KEYS_MAIN, { BIND('k', -1), BIND('j', 1), BIND_CODE(KEY_UP, -1),
 	    BIND_CODE(KEY_DOWN, 1) }, key_up_down,
-	    "move up, down in the program (or in the pane in focus)" },
+	    "move up, down in the program (or in the pane in focus)",
+	    P_ALL, "move" },
 	{ KEYS_MAIN, { BIND('h', -1), BIND('l', 1), BIND_CODE(KEY_LEFT, -1),
 	    BIND_CODE(KEY_RIGHT, 1) }, key_left_right,
-	    "move to the outer, the inner scope (program pane)" },
+	    "move to the outer, the inner scope (program pane)", P_PROG,
+	    "scope" },
 	{ KEYS_MAIN, { BIND('K', -1), BIND('J', 1), BIND_CODE(KEY_PPAGE, -5),
 	    BIND_CODE(KEY_NPAGE, 5) }, select_move,
-	    "select a move (PgUp PgDn: five at a time)" },
+	    "select a move (PgUp PgDn: five at a time)", P_PROG | P_CODE,
+	    "moves" },
 	{ KEYS_MAIN, { BIND('\n', 0), BIND('\r', 0), BIND_CODE(KEY_ENTER, 0) },
 	    key_enter,
-	    "take the selected move (history pane: go to that state)" },
+	    "take the selected move (history pane: go to that state)",
+	    P_PROG | P_MOVES, "take" },
 	{ KEYS_MAIN, { BIND('\t', 1), BIND_CODE(KEY_BTAB, -1) }, key_pane,
-	    "the next, the previous pane" },
+	    "the next, the previous pane", P_ALL, "pane" },
 	{ KEYS_MAIN, { BIND('m', 0), BIND('M', 1) }, key_measure,
 	    "measure the current state (in the background); M: measure it "
-	    "again, adding runs" },
+	    "again, adding runs", P_PROG | P_MOVES, "measure" },
 	{ KEYS_MAIN, { BIND('u', -1), BIND('r', 1) }, key_undo_redo,
-	    "undo, redo" },
+	    "undo, redo", P_PROG | P_HIST, "undo" },
 	{ KEYS_MAIN, { BIND('b', 0) }, key_branch,
 	    "start a branch (:branch NAME)" },
 	{ KEYS_MAIN, { BIND('a', 0) }, key_all_moves,
-	    "every legal move, or only those at the cursor" },
+	    "every legal move, or only those at the cursor", P_MOVES,
+	    "all moves" },
 	{ KEYS_MAIN, { BIND('/', 1), BIND(27, 0) }, key_search,
 	    "search the moves; Esc: stop a playing agent, else clear the "
-	    "search" },
+	    "search", P_MOVES, "search" },
 	{ KEYS_MAIN, { BIND('c', 0) }, key_code,
-	    "the generated code in the lower pane" },
+	    "the generated code in the lower pane", P_CODE, "code" },
 	{ KEYS_MAIN, { BIND('v', 0) }, key_preview,
 	    "preview the selected move: the diffs of the program and of its "
-	    "C in the lower pane (again or Esc: close)" },
+	    "C in the lower pane (again or Esc: close)", P_PROG | P_MOVES,
+	    "preview" },
 	{ KEYS_MAIN, { BIND('d', 0) }, key_diff,
 	    "compare the parent with the current state (history pane: mark "
-	    "a state, then d on another compares them)" },
+	    "a state, then d on another compares them)", P_HIST | P_CODE,
+	    "diff" },
 	{ KEYS_MAIN, { BIND('g', 0) }, key_graph,
-	    "the dependence graph in the lower pane (again: off)" },
+	    "the dependence graph in the lower pane (again: off)", P_CODE,
+	    "graph" },
 	{ KEYS_MAIN, { BIND(':', 0) }, key_command,
-	    "a command (Tab completes, Up/Down history)" },
+	    "a command (Tab completes, Up/Down history)", P_ALL, "cmd" },
 	/* SIGINT while Scheme evaluates; any other time, Scheme's */
 	{ KEYS_MAIN, { BIND(3, 0) }, NULL,
 	    "interrupt a Scheme evaluation (:scheme)" },
 	{ KEYS_MAIN, { BIND('p', 'p'), BIND('s', 's') }, key_agent,
 	    "while an agent plays (:agent run): pause or go on, stop" },
 	{ KEYS_MAIN, { BIND('?', 0), BIND('q', 1) }, key_help_quit,
-	    "this help, quit" },
+	    "this help, quit", P_ALL, "help" },
 	{ KEYS_MAIN, { BIND(12, 0) }, key_redraw, "redraw the screen" },
 	{ KEYS_MAIN, { BIND_CODE(KEY_MOUSE, 0) }, key_mouse,
 	    "a click selects a node, a move, a state; a double click takes "
@@ -1590,6 +1608,83 @@ help_entry(struct dojo_strbuf *sb, const struct key_entry *k)
 		if (*text)
 			dojo_strbuf_printf(sb, "%*s", col, "");
 	}
+}
+
+/* The table checked against its own dispatch, into "path": each key the
+ * help or the bar lists must reach its own entry (not one before it that
+ * binds the same key), and each entry with a function must be in the
+ * help.  A line a problem, then "N keys: ..." (headless "keys FILE"). */
+static int
+key_check(const char *path)
+{
+	FILE *f = fopen(path, "w");
+	int i, j, arg, n = 0, bad = 0;
+	char buf[2];
+
+	if (!f)
+		return dojo_error_set("%s: %s", path, strerror(errno));
+	for (i = 0; i < N_KEY_ENTRIES; i++) {
+		const struct key_entry *k = &key_table[i];
+
+		if (k->run && !k->help && k->keys[0].key != KEY_RESIZE) {
+			fprintf(f, "an entry of '%s' is not in the help\n",
+			    help_key_name(&k->keys[0], buf));
+			bad++;
+		}
+		if (k->bar && !k->help) {
+			fprintf(f, "'%s' is in the bar, not in the help\n",
+			    k->bar);
+			bad++;
+		}
+		for (j = 0; j < N_BINDINGS && k->keys[j].key; j++, n++)
+			if (key_find(k->mode, k->keys[j].key, k->keys[j].code,
+			    &arg) != k) {
+				fprintf(f, "%s: the help says '%s', another "
+				    "entry takes it\n", help_key_name(&k->keys[j],
+				    buf), k->help ? k->help : "");
+				bad++;
+			}
+	}
+	fprintf(f, "%d keys: %s\n", n, bad ? "not all as the help says" :
+	    "each dispatched as the help and the bar say");
+	return fclose(f) != 0 ? dojo_error_set("%s: %s", path,
+	    strerror(errno)) : 0;
+}
+
+/* The key bar of the focused pane: "k/j up/down  Tab pane ..." from the
+ * table (the keys that are characters, else the first key's name). */
+const char *
+ex_key_bar(struct explorer *ex)
+{
+	static char bar[512];
+	size_t len = 0;
+	int i, j;
+
+	bar[0] = '\0';
+	for (i = 0; i < N_KEY_ENTRIES; i++) {
+		const struct key_entry *k = &key_table[i];
+		char keys[32] = "", buf[2];
+		size_t kl = 0;
+
+		if (k->mode != KEYS_MAIN || !k->bar ||
+		    !(k->panes & (1u << ex->focus)))
+			continue;
+		for (j = 0; j < N_BINDINGS && k->keys[j].key; j++)
+			if (!k->keys[j].code && k->keys[j].key > ' ' &&
+			    k->keys[j].key < 127 && kl + 3 < sizeof keys)
+				kl += snprintf(keys + kl, sizeof keys - kl, "%s%c",
+				    kl ? "/" : "", k->keys[j].key);
+		if (!kl)
+			snprintf(keys, sizeof keys, "%s",
+			    help_key_name(&k->keys[0], buf));
+		len += snprintf(bar + len, sizeof bar - len, "%s%s %s",
+		    len ? "  " : " ", keys, k->bar);
+		if (len >= sizeof bar - 1)
+			break;
+	}
+	if (len && len < sizeof bar - 1)
+		bar[len++] = ' ', bar[len] = '\0';
+	return bar;
 }
 
 const char *
@@ -1745,6 +1840,13 @@ script_next(struct script *sc, struct explorer *ex)
 			wait_measure(ex);
 			continue;
 		}
+		if (strcmp(buf, "keys") == 0) {
+			if (key_check(arg) < 0) {
+				script_error(sc, ex, dojo_error_last());
+				return -1;
+			}
+			continue;
+		}
 		if (strcmp(buf, "resize") == 0) {
 			int w, h;
 
@@ -1759,7 +1861,7 @@ script_next(struct script *sc, struct explorer *ex)
 			return 0;
 		}
 		script_error(sc, ex, "unknown script command (type, key, dump, "
-		    "edges, wait, resize)");
+		    "edges, wait, resize, keys)");
 		return -1;
 	}
 	return -1;

@@ -176,6 +176,8 @@ unsigned int ex_attr_highlight(struct explorer *ex);
 void ex_draw(struct explorer *ex);
 int ex_dump(struct explorer *ex, const char *path);
 const char *ex_key_help(void);
+/* The keys of the focused pane, for the bar on its lower border. */
+const char *ex_key_bar(struct explorer *ex);
 
 /* graphview.c */
 void ex_graph_draw(struct explorer *ex, const struct ex_rect *r);

@@ -192,10 +192,29 @@ grep -q 'preview split 0 2 (Enter takes it, Esc closes)' p0 &&
 ok $? "v previews the selected move: the diffs of its program and of its C"
 grep -q 'preview split 0 4 ' p1
 ok $? "selecting the next move previews it"
-! grep -q 'preview' p2 && grep -q 'history main, 1 states' p2
+! grep -q 'preview split' p2 && grep -q 'history main, 1 states' p2
 ok $? "Esc closes the preview and keeps the state"
-! grep -q 'preview' p3 && grep -q 'history main, 2 states' p3
+! grep -q 'preview split' p3 && grep -q 'history main, 2 states' p3
 ok $? "Enter takes the previewed move, and the preview closes"
+
+# the key bar: the keys of the focused pane on its lower border, from the
+# table that dispatches them
+cat > keys <<EOF
+dump $tmp/k0
+key Tab
+key Tab
+dump $tmp/k1
+keys $tmp/kc
+EOF
+explore mm128.dojo 200x60
+grep -q '^┗━ k/j move  h/l scope  K/J moves  Enter take' k0
+ok $? "the program pane's lower border lists its keys"
+grep -q '┗━ k/j move  Tab pane  u/r undo' k1 && ! grep -q '^┗━ k/j' k1
+ok $? "the focus on the history: its keys, on its border only"
+same "each dispatched as the help and the bar say" \
+    "$(sed -n 's/^[0-9]* keys: //p' kc)" \
+    "every key in the help and the bar reaches its entry; every entry is in the help"
+same 1 "$(wc -l < kc)" "... no key listed for one entry and taken by another"
 
 # checkout best: the tag best/c
 start=$(git -C matmul.dojo.session rev-list --max-parents=0 HEAD)

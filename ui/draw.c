@@ -322,9 +322,14 @@ draw_moves(struct explorer *ex)
 		i = row > ex->nlegal && ex->nmv > ex->nlegal ? row - 1 : row;
 		m = &ex->mv[i];
 		if (i < ex->nlegal) {
+			/* against the start when the session measured it;
+			 * else E's, against this state, as a change */
 			if (m->speedup > 0)
 				snprintf(score, sizeof score, "%.3gx",
 				    m->speedup);
+			else if (m->here > 0)
+				snprintf(score, sizeof score, "%+.0f%%",
+				    100 * (m->here - 1));
 			else if (m->outcome[0])
 				snprintf(score, sizeof score, "%s", m->outcome);
 		} else {

@@ -184,6 +184,23 @@ ex_cursor_address(struct explorer *ex, char *out, size_t len)
 		k += snprintf(out + k, len - k, "%s%d", i ? "." : "", path[i]);
 }
 
+/* What E measured of "action" from the current state, into "m". */
+static void
+child_score(struct explorer *ex, struct ex_move *m)
+{
+	int i;
+
+	for (i = ex->nchildren - 1; i >= 0; i--)
+		if (strcmp(ex->children[i].commit, ex->head.commit) == 0 &&
+		    strcmp(ex->children[i].action, m->action) == 0) {
+			m->here = ex->children[i].here;
+			if (!m->outcome[0])
+				snprintf(m->outcome, sizeof m->outcome, "%s",
+				    ex->children[i].outcome);
+			return;
+		}
+}
+
 /* The measured speedup of the state "prog" leads to with "a". */
 static void
 move_score(struct explorer *ex, struct ex_move *m, const struct dojo_action *a)
@@ -253,6 +270,8 @@ add_move(const struct dojo_action *a, void *payload)
 	} else if (c->any_measured) {
 		move_score(ex, m, a);
 	}
+	if (c->legal)
+		child_score(ex, m);
 	ex->nmv++;
 	return 0;
 }
@@ -277,6 +296,15 @@ ex_rebuild_moves(struct explorer *ex)
 	    ex->all_moves ? 0 : n, add_move, &c) < 0)
 		ex_message(ex, true, "%s", dojo_error_last());
 	ex->nlegal = ex->nmv;
+	/* the moves E measured first, the fastest first (a stable sort) */
+	for (i = 1; i < ex->nlegal; i++) {
+		struct ex_move t = ex->mv[i];
+		int j;
+
+		for (j = i; j > 0 && t.here > ex->mv[j - 1].here; j--)
+			ex->mv[j] = ex->mv[j - 1];
+		ex->mv[j] = t;
+	}
 	c.legal = false;
 	if (!ex->all_moves && n > 0)
 		dojo_legality_candidates(ex->moves, path, n, add_move, &c);
@@ -515,12 +543,93 @@ agent_done(struct explorer *ex, int status)
 		ex_message(ex, !ok, "%s: %s", j->what, ex_job_last_line(j));
 }
 
+/* The lines E's job wrote so far: each move measured into ex->children
+ * (the lines read are taken out of the job's buffer, so that it never
+ * fills). */
+static void
+moves_lines(struct explorer *ex)
+{
+	struct ex_job *j = &ex->moves_job;
+	char *p = j->out, *nl;
+
+	while ((nl = strchr(p, '\n')) || (j->pid <= 0 && *p)) {
+		char line[512], *tab, *tab2;
+		struct ex_child ch, *grown;
+
+		if (!nl)
+			nl = p + strlen(p);
+		snprintf(line, sizeof line, "%.*s", (int)(nl - p), p);
+		p = *nl ? nl + 1 : nl;
+		if (line[0] == '#') {
+			char *legal = strstr(line, " legal moves");
+
+			if (legal) {
+				while (legal > line && legal[-1] != ' ')
+					legal--;
+				ex->moves_total = atoi(legal);
+			}
+			continue;
+		}
+		tab = strchr(line, '\t');
+		if (!tab)
+			continue;
+		memset(&ch, 0, sizeof ch);
+		snprintf(ch.commit, sizeof ch.commit, "%s", j->commit);
+		*tab++ = '\0';
+		if (line[0] == '-') {
+			tab2 = strchr(tab, '\t');
+			if (!tab2)
+				continue;
+			*tab2++ = '\0';
+			snprintf(ch.outcome, sizeof ch.outcome, "%s", tab);
+			snprintf(ch.action, sizeof ch.action, "%s", tab2);
+		} else {
+			ch.here = atof(line);
+			if ((tab2 = strchr(tab, '\t')))
+				*tab2 = '\0';
+			snprintf(ch.action, sizeof ch.action, "%s", tab);
+		}
+		grown = realloc(ex->children, (ex->nchildren + 1) *
+		    sizeof *grown);
+		if (!grown)
+			break;
+		ex->children = grown;
+		ex->children[ex->nchildren++] = ch;
+		ex->moves_done++;
+	}
+	j->len = strlen(p);
+	memmove(j->out, p, j->len + 1);
+}
+
 /* Poll the jobs; whether one still runs. */
 static bool
 poll_jobs(struct explorer *ex)
 {
 	int status;
 	bool running = false;
+
+	if (ex->moves_job.pid > 0) {
+		bool on = ex_job_poll(&ex->moves_job, &status);
+		const char *last = ex_job_last_line(&ex->moves_job);
+		char failed[256];
+
+		snprintf(failed, sizeof failed, "%s", last);
+		moves_lines(ex);
+		ex_rebuild_moves(ex);
+		if (on) {
+			running = true;
+			ex_message(ex, false, "%s: %d of %d (Esc stops)",
+			    ex->moves_job.what, ex->moves_done, ex->moves_total);
+		} else if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+			ex_message(ex, false, "%s: %d measured, the fastest "
+			    "first (their speedup against this state)",
+			    ex->moves_job.what, ex->moves_done);
+		} else if (ex->moves_done < ex->moves_total || !ex->moves_total) {
+			ex_message(ex, !WIFSIGNALED(status), "%s: %s",
+			    ex->moves_job.what, WIFSIGNALED(status) ?
+			    "stopped" : failed);
+		}
+	}
 
 	if (ex->measure.pid > 0) {
 		if (ex_job_poll(&ex->measure, &status))
@@ -1141,6 +1250,41 @@ select_move(struct explorer *ex, int d)
 	preview_update(ex);
 }
 
+/* E: every legal move at the cursor (or every one, 'a') measured in the
+ * background, each shown with its speedup against this state. */
+static void
+key_measure_moves(struct explorer *ex, int arg)
+{
+	const char *argv[8];
+	char addr[64], what[64];
+	int n = 0;
+
+	(void)arg;
+	if (ex->moves_job.pid > 0) {
+		ex_message(ex, true, "%s already (Esc stops)",
+		    ex->moves_job.what);
+		return;
+	}
+	ex_cursor_address(ex, addr, sizeof addr);
+	argv[n++] = "measure";
+	argv[n++] = "--moves";
+	if (!ex->all_moves && addr[0]) {
+		argv[n++] = "--at";
+		argv[n++] = addr;
+	}
+	argv[n++] = "@";
+	argv[n] = NULL;
+	snprintf(what, sizeof what, "measuring the moves %s%.30s",
+	    ex->all_moves || !addr[0] ? "everywhere" : "at ",
+	    ex->all_moves ? "" : addr);
+	ex->moves_total = ex->moves_done = 0;
+	if (ex_job_start(ex, &ex->moves_job, what, argv, false) < 0) {
+		ex_message(ex, true, "%s: %s", what, dojo_error_last());
+		return;
+	}
+	ex_message(ex, false, "%s (Esc stops)", what);
+}
+
 /* v: preview the selected move, or close the preview. */
 static void
 key_preview(struct explorer *ex, int arg)
@@ -1362,6 +1506,12 @@ key_search(struct explorer *ex, int on)
 {
 	if (on) {
 		ex_prompt_start(ex, '/', ex->filter);
+	} else if (ex->moves_job.pid > 0) {
+		ex_job_release(&ex->moves_job);	/* Esc stops E */
+		moves_lines(ex);
+		ex_rebuild_moves(ex);
+		ex_message(ex, false, "%s: stopped, %d of %d measured",
+		    ex->moves_job.what, ex->moves_done, ex->moves_total);
 	} else if (ex->agent.pid > 0 && !strstr(ex->agent.what, "suggest")) {
 		cmd_agent(ex, "stop");		/* Esc stops a playing agent */
 	} else if (ex->preview) {
@@ -1480,6 +1630,10 @@ static const struct key_entry key_table[] = {
 	    "search", P_MOVES, "search" },
 	{ KEYS_MAIN, { BIND('c', 0) }, key_code,
 	    "the generated code in the lower pane", P_CODE, "code" },
+	{ KEYS_MAIN, { BIND('E', 0) }, key_measure_moves,
+	    "measure every legal move at the cursor ('a': every one) in the "
+	    "background: each shows its speedup against this state, the "
+	    "fastest first (Esc stops)", P_PROG | P_MOVES, "measure all" },
 	{ KEYS_MAIN, { BIND('v', 0) }, key_preview,
 	    "preview the selected move: the diffs of the program and of its "
 	    "C in the lower pane (again or Esc: close)", P_PROG | P_MOVES,
@@ -1938,6 +2092,8 @@ explorer_release(struct explorer *ex)
 {
 	ex_job_release(&ex->measure);
 	ex_job_release(&ex->agent);
+	ex_job_release(&ex->moves_job);
+	free(ex->children);
 	free_lines(ex);
 	free(ex->mv);
 	free(ex->rows);

@@ -43,6 +43,16 @@ struct ex_move {
 	double speedup;			/* of the state it leads to, 0: not
 					   measured */
 	char outcome[32];		/* when measured and not ok */
+	double here;			/* measured by E: the speedup against
+					   the state it is taken from, 0: not */
+};
+
+/* A move measured by E (perfdojo measure --moves) from a state. */
+struct ex_child {
+	char commit[41];		/* the state it is taken from */
+	char action[128];
+	double here;			/* its speedup against that state */
+	char outcome[32];		/* "" when measured */
 };
 
 enum ex_pane { PANE_PROGRAM, PANE_MOVES, PANE_HISTORY, PANE_CODE, N_PANES };
@@ -130,6 +140,9 @@ struct explorer {
 
 	/* work in the background: a measurement, an agent */
 	struct ex_job measure, agent;
+	struct ex_job moves_job;	/* E: every move here measured */
+	struct ex_child *children;	/* what E measured, every state */
+	int nchildren, moves_total, moves_done;
 	char agent_name[32];
 	char diff_mark[41];		/* the state 'd' marked in the history */
 	char person_branch[64];		/* the person's branch when an agent

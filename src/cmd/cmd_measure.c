@@ -6,10 +6,111 @@
 #include "ir/program.h"
 #include "targets/target.h"
 
+#include "ir/moves.h"
+
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+enum { OPT_MOVES = 256, OPT_AT };
+
+/* measure --moves: SIGTERM stops after the move being measured. */
+static volatile sig_atomic_t moves_stop;
+
+static void
+on_term(int sig)
+{
+	(void)sig;
+	moves_stop = 1;
+}
+
+struct action_list {
+	char **text;
+	int n, cap;
+};
+
+static int
+add_action(const struct dojo_action *a, void *payload)
+{
+	struct action_list *l = payload;
+	char text[256], **grown;
+
+	if (l->n == l->cap) {
+		l->cap = l->cap ? 2 * l->cap : 32;
+		grown = realloc(l->text, l->cap * sizeof *grown);
+		if (!grown)
+			return dojo_error_set("out of memory");
+		l->text = grown;
+	}
+	dojo_action_format(text, sizeof text, a);
+	if (!(l->text[l->n] = strdup(text)))
+		return dojo_error_set("out of memory");
+	l->n++;
+	return 0;
+}
+
+/* perfdojo measure --moves [--at ADDR]: every legal move (at ADDR) of
+ * "prog", the state it leads to measured as measure measures, its outputs
+ * checked against those of "prog": a line a move, "SPEEDUP\tACTION"
+ * against "prog" (or "-\tOUTCOME\tACTION"), as each is measured. */
+static int
+measure_moves(dojo_program *prog, const char *file, const char *at,
+    const struct dojo_measure_options *opt)
+{
+	const struct dojo_machine *machine = dojo_target_machine("c");
+	struct action_list l = { NULL, 0, 0 };
+	struct dojo_measurement base, m;
+	int path[DOJO_MAX_DEPTH], n = 0, i, rc = -1;
+	dojo_legality *mv;
+	dojo_program *next;
+
+	if (at && (n = dojo_address_parse(path, at)) < 0)
+		return dojo_error_set("--at: '%s' is not an address", at);
+	if (at && !dojo_program_lookup(prog, path, n))
+		return dojo_error_set("--at: %s: no node there in %s", at, file);
+	mv = dojo_legality_new(prog, machine);
+	if (!mv || dojo_legality_list(mv, n ? path : NULL, n, add_action,
+	    &l) < 0)
+		goto out;
+	if (dojo_measure(prog, NULL, opt, &base) < 0)
+		goto out;
+	if (base.outcome != DOJO_OUTCOME_OK) {
+		dojo_error_set("%s: %s: %s", file,
+		    dojo_outcome_name(base.outcome), base.message);
+		goto out;
+	}
+	signal(SIGTERM, on_term);
+	printf("# %s: %.4g ms; %d legal moves%s%s, the speedup of each "
+	    "against it\n", file, base.median_ns / 1e6, l.n, at ? " at " : "",
+	    at ? at : "");
+	fflush(stdout);
+	for (i = 0; i < l.n && !moves_stop; i++) {
+		next = dojo_program_apply_text(prog, l.text[i], machine);
+		if (!next) {
+			printf("-\trefused\t%s\n", l.text[i]);
+		} else if (dojo_measure(next, prog, opt, &m) < 0) {
+			dojo_program_free(next);
+			goto out;
+		} else if (m.outcome != DOJO_OUTCOME_OK) {
+			printf("-\t%s\t%s\n", dojo_outcome_name(m.outcome),
+			    l.text[i]);
+		} else {
+			printf("%.4gx\t%s%s\n", base.median_ns / m.median_ns,
+			    l.text[i], m.disturbed ? "\t(disturbed)" : "");
+		}
+		dojo_program_free(next);
+		fflush(stdout);
+	}
+	rc = 0;
+out:
+	for (i = 0; i < l.n; i++)
+		free(l.text[i]);
+	free(l.text);
+	dojo_legality_free(mv);
+	return rc;
+}
 
 /* Record "m", the measurement of "prog", on the commit of session "dir"
  * that holds its state, with its speedup against the session's start. */
@@ -150,7 +251,8 @@ measure_run(int argc, char **argv)
 	struct dojo_measure_ratio ratio;
 	dojo_program *prog, *bprog = NULL;
 	dojo_data *want = NULL;
-	bool json = false, list = false, want_peak = false;
+	bool json = false, list = false, want_peak = false, moves = false;
+	const char *at = NULL;
 	double peak = 0;
 	char *end;
 	long n;
@@ -213,6 +315,12 @@ measure_run(int argc, char **argv)
 		case 'P':
 			want_peak = true;
 			break;
+		case OPT_MOVES:
+			moves = true;
+			break;
+		case OPT_AT:
+			at = optarg;
+			break;
 		}
 	}
 	if (c == DOJO_OPTION_STOP)
@@ -224,6 +332,16 @@ measure_run(int argc, char **argv)
 		return dojo_command_fail();
 	if (list) {
 		rc = history(prog, &opt) < 0 ? dojo_command_fail() : 0;
+		dojo_program_free(prog);
+		return rc;
+	}
+	if (at && !moves) {
+		dojo_program_free(prog);
+		return dojo_command_usage(cmd, "--at goes with --moves");
+	}
+	if (moves) {
+		rc = measure_moves(prog, argv[optind], at, &opt) < 0 ?
+		    dojo_command_fail() : 0;
 		dojo_program_free(prog);
 		return rc;
 	}
@@ -285,6 +403,11 @@ static const struct dojo_option measure_options[] = {
 	    "once for the fingerprint) and the kernel's share of it" },
 	{ "history", 'H', NULL, "list the runs recorded for the state on "
 	    "this fingerprint, and measure nothing" },
+	{ "moves", OPT_MOVES, NULL, "measure the state each legal move leads "
+	    "to, checked against this one: a line a move, its speedup against "
+	    "this state, as each is measured (SIGTERM stops)" },
+	{ "at", OPT_AT, "ADDR", "with --moves: only the moves at the node "
+	    "ADDR" },
 	{ "db", 'd', "PATH", "the measurement database (default $PERFDOJO_DB "
 	    "or ~/.cache/perfdojo/measurements.db)" },
 	{ "timeout", 'T', "S", "the time limit of one run (default 60)" },

@@ -216,6 +216,45 @@ same "each dispatched as the help and the bar say" \
     "every key in the help and the bar reaches its entry; every entry is in the help"
 same 1 "$(wc -l < kc)" "... no key listed for one entry and taken by another"
 
+# E: every move at the cursor measured, each with its speedup against
+# this state, the fastest first; still there after going away and back
+sed 's/512/32/g' matmul.dojo > mm32.dojo
+cat > keys <<EOF
+key j
+key l
+key E
+wait
+dump $tmp/e0
+key Enter
+key u
+dump $tmp/e1
+key E
+key Esc
+dump $tmp/e2
+EOF
+explore mm32.dojo 120x40
+grep -q 'measuring the moves at 0\.0: [0-9]* measured, the fastest first' e0
+ok $? "E measures every legal move at the cursor in the background"
+"${PYTHON3:-python3}" -c '
+import re, sys
+rows = open(sys.argv[1], encoding="utf-8").read().split("\n")
+top = [i for i, r in enumerate(rows) if "moves at 0.0:" in r][0]
+legal = int(re.search(r"moves at 0.0: (\d+) legal", rows[top]).group(1))
+pc = []
+for r in rows[top + 1:top + 1 + legal]:
+    m = re.search(r"([-+]\d+)%\s*\S$", r)
+    pc.append(int(m.group(1)) if m else None)
+sys.exit(0 if None not in pc and pc == sorted(pc, reverse=True) else 1)' e0
+ok $? "each legal move shows its change in speed, the fastest first"
+grep -q '[-+][0-9]*%' e1
+ok $? "back at the state, the moves measured there still show it"
+grep -q 'stopped, [0-9]* of [0-9]* measured' e2 || grep -q 'already' e2
+ok $? "Esc stops the measuring of the moves"
+"$PERFDOJO" measure --moves --at 0.0 mm32.dojo > mv.out 2> "$tmp/err"
+ok $? "perfdojo measure --moves --at runs"
+same "$("$PERFDOJO" actions mm32.dojo --at 0.0 2> /dev/null | wc -l)" \
+    "$(grep -c '	' mv.out)" "... a line a legal move at the address"
+
 # checkout best: the tag best/c
 start=$(git -C matmul.dojo.session rev-list --max-parents=0 HEAD)
 git -C matmul.dojo.session tag best/c "$start"

@@ -179,6 +179,10 @@ key v
 dump $tmp/p0
 key J
 dump $tmp/p1
+resize 200 60
+dump $tmp/p1r
+resize 80 24
+dump $tmp/p1s
 key Esc
 dump $tmp/p2
 key v
@@ -192,6 +196,10 @@ grep -q 'preview split 0 2 (Enter takes it, Esc closes)' p0 &&
 ok $? "v previews the selected move: the diffs of its program and of its C"
 grep -q 'preview split 0 4 ' p1
 ok $? "selecting the next move previews it"
+grep -q 'preview split 0 4 ' p1r && grep -q '│+32 | 4 | 128 |' p1r
+ok $? "a resize to 200x60 in the middle of a preview keeps it"
+grep -q '│the program of split 0 4:' p1s
+ok $? "... and so does one to 80x24"
 ! grep -q 'preview split' p2 && grep -q 'history main, 1 states' p2
 ok $? "Esc closes the preview and keeps the state"
 ! grep -q 'preview split' p3 && grep -q 'history main, 2 states' p3

@@ -3,6 +3,7 @@
 #include "config.h"
 #include "ir/moves.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "ir/moves_private.h"
@@ -217,4 +218,65 @@ dojo_legality_candidates(dojo_legality *mv, const int *at, int nat,
     dojo_action_fn fn, void *payload)
 {
 	return enumerate(mv, at, nat, fn, payload, false);
+}
+
+struct text_list {
+	char **v;
+	int n, cap;
+};
+
+/* An empty list: room for its NULL. */
+static int
+collect_text_start(struct text_list *l)
+{
+	l->cap = 64;
+	l->v = calloc(l->cap, sizeof *l->v);
+	return l->v ? 0 : dojo_error_set("out of memory");
+}
+
+static int
+collect_text(const struct dojo_action *a, void *payload)
+{
+	struct text_list *l = payload;
+	char text[512], **v;
+
+	if (l->n + 1 >= l->cap) {
+		l->cap = l->cap ? 2 * l->cap : 64;
+		v = realloc(l->v, l->cap * sizeof *v);
+		if (!v)
+			return dojo_error_set("out of memory");
+		l->v = v;
+	}
+	dojo_action_format(text, sizeof text, a);
+	if (!(l->v[l->n] = strdup(text)))
+		return dojo_error_set("out of memory");
+	l->v[++l->n] = NULL;
+	return 0;
+}
+
+int
+dojo_legality_texts(dojo_legality *mv, const int *at, int nat, char ***out)
+{
+	struct text_list l = { NULL, 0, 0 };
+
+	*out = NULL;
+	dojo_error_clear();
+	if (collect_text_start(&l) < 0 ||
+	    (dojo_legality_list(mv, at, nat, collect_text, &l) != 0 &&
+	    *dojo_error_last())) {
+		dojo_action_texts_free(l.v);
+		return -1;
+	}
+	*out = l.v;
+	return l.n;
+}
+
+void
+dojo_action_texts_free(char **texts)
+{
+	char **p;
+
+	for (p = texts; p && *p; p++)
+		free(*p);
+	free(texts);
 }

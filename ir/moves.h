@@ -89,6 +89,12 @@ int dojo_legality_inverse(__dojo_keep struct dojo_action *out,
 typedef int (*dojo_action_fn)(const struct dojo_action *a, void *payload);
 int dojo_legality_list(__dojo_keep dojo_legality *mv, const int *at, int nat,
     dojo_action_fn fn, void *payload);
+/* The legal actions (at "at", as dojo_legality_list) as texts: a
+ * NULL-terminated array into "*out", to free with dojo_action_texts_free;
+ * their count, or -1 with the last error set. */
+int dojo_legality_texts(__dojo_keep dojo_legality *mv, const int *at,
+    int nat, __dojo_give char ***out);
+void dojo_action_texts_free(__dojo_take char **texts);
 /* Every candidate action, legal or not, at "at" (or everywhere). */
 int dojo_legality_candidates(__dojo_keep dojo_legality *mv, const int *at,
     int nat, dojo_action_fn fn, void *payload);

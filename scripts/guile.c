@@ -270,39 +270,13 @@ prim_program_id(SCM p)
 }
 #undef FUNC_NAME
 
-/* The actions listed by dojo_legality_list, as C strings. */
-struct action_list {
-	char **v;
-	size_t n, cap;
-};
-
-static int
-collect_action(const struct dojo_action *a, void *payload)
-{
-	struct action_list *l = payload;
-	char text[512], **v;
-
-	if (l->n == l->cap) {
-		l->cap = l->cap ? 2 * l->cap : 64;
-		v = realloc(l->v, l->cap * sizeof *v);
-		if (!v)
-			return dojo_error_set("out of memory");
-		l->v = v;
-	}
-	dojo_action_format(text, sizeof text, a);
-	if (!(l->v[l->n] = strdup(text)))
-		return dojo_error_set("out of memory");
-	l->n++;
-	return 0;
-}
-
 #define FUNC_NAME "legal-actions"
 static SCM
 prim_legal_actions(SCM p, SCM address, SCM target)
 {
 	struct handle *h = unwrap_program(p, 1, FUNC_NAME);
-	struct action_list l = { NULL, 0, 0 };
-	int path[DOJO_MAX_DEPTH], npath = 0, rc = -1;
+	int path[DOJO_MAX_DEPTH], npath = 0, rc = -1, n = 0;
+	char **texts = NULL;
 	char *at = NULL, *t;
 	dojo_legality *mv;
 	SCM list = SCM_EOL;
@@ -325,24 +299,16 @@ prim_legal_actions(SCM p, SCM address, SCM target)
 	mv = handle_moves(h, t);
 	if (!mv)
 		goto out;
-	dojo_error_clear();
-	rc = dojo_legality_list(mv, path, npath, collect_action, &l);
-	if (rc != 0 && !*dojo_error_last())
-		rc = 0;
+	n = dojo_legality_texts(mv, path, npath, &texts);
+	rc = n < 0 ? -1 : 0;
 out:
 	free(at);
 	free(t);
-	if (rc != 0) {
-		for (i = 0; i < l.n; i++)
-			free(l.v[i]);
-		free(l.v);
+	if (rc != 0)
 		throw_last_error();
-	}
-	for (i = l.n; i-- > 0;) {
-		list = scm_cons(scm_from_utf8_string(l.v[i]), list);
-		free(l.v[i]);
-	}
-	free(l.v);
+	for (i = (size_t)n; i-- > 0;)
+		list = scm_cons(scm_from_utf8_string(texts[i]), list);
+	dojo_action_texts_free(texts);
 	return list;
 }
 #undef FUNC_NAME

@@ -26,31 +26,6 @@ on_term(int sig)
 	moves_stop = 1;
 }
 
-struct action_list {
-	char **text;
-	int n, cap;
-};
-
-static int
-add_action(const struct dojo_action *a, void *payload)
-{
-	struct action_list *l = payload;
-	char text[256], **grown;
-
-	if (l->n == l->cap) {
-		l->cap = l->cap ? 2 * l->cap : 32;
-		grown = realloc(l->text, l->cap * sizeof *grown);
-		if (!grown)
-			return dojo_error_set("out of memory");
-		l->text = grown;
-	}
-	dojo_action_format(text, sizeof text, a);
-	if (!(l->text[l->n] = strdup(text)))
-		return dojo_error_set("out of memory");
-	l->n++;
-	return 0;
-}
-
 /* perfdojo measure --moves [--at ADDR]: every legal move (at ADDR) of
  * "prog", the state it leads to measured as measure measures, its outputs
  * checked against those of "prog": a line a move, "SPEEDUP\tACTION"
@@ -60,9 +35,9 @@ measure_moves(dojo_program *prog, const char *file, const char *at,
     const struct dojo_measure_options *opt)
 {
 	const struct dojo_machine *machine = dojo_target_machine("c");
-	struct action_list l = { NULL, 0, 0 };
 	struct dojo_measurement base, m;
-	int path[DOJO_MAX_DEPTH], n = 0, i, rc = -1;
+	int path[DOJO_MAX_DEPTH], n = 0, i, nact = 0, rc = -1;
+	char **act = NULL;
 	dojo_legality *mv;
 	dojo_program *next;
 
@@ -71,8 +46,8 @@ measure_moves(dojo_program *prog, const char *file, const char *at,
 	if (at && !dojo_program_lookup(prog, path, n))
 		return dojo_error_set("--at: %s: no node there in %s", at, file);
 	mv = dojo_legality_new(prog, machine);
-	if (!mv || dojo_legality_list(mv, n ? path : NULL, n, add_action,
-	    &l) < 0)
+	if (!mv || (nact = dojo_legality_texts(mv, n ? path : NULL, n,
+	    &act)) < 0)
 		goto out;
 	if (dojo_measure(prog, NULL, opt, &base) < 0)
 		goto out;
@@ -83,31 +58,29 @@ measure_moves(dojo_program *prog, const char *file, const char *at,
 	}
 	signal(SIGTERM, on_term);
 	printf("# %s: %.4g ms; %d legal moves%s%s, the speedup of each "
-	    "against it\n", file, base.median_ns / 1e6, l.n, at ? " at " : "",
+	    "against it\n", file, base.median_ns / 1e6, nact, at ? " at " : "",
 	    at ? at : "");
 	fflush(stdout);
-	for (i = 0; i < l.n && !moves_stop; i++) {
-		next = dojo_program_apply_text(prog, l.text[i], machine);
+	for (i = 0; i < nact && !moves_stop; i++) {
+		next = dojo_program_apply_text(prog, act[i], machine);
 		if (!next) {
-			printf("-\trefused\t%s\n", l.text[i]);
+			printf("-\trefused\t%s\n", act[i]);
 		} else if (dojo_measure(next, prog, opt, &m) < 0) {
 			dojo_program_free(next);
 			goto out;
 		} else if (m.outcome != DOJO_OUTCOME_OK) {
 			printf("-\t%s\t%s\n", dojo_outcome_name(m.outcome),
-			    l.text[i]);
+			    act[i]);
 		} else {
 			printf("%.4gx\t%s%s\n", base.median_ns / m.median_ns,
-			    l.text[i], m.disturbed ? "\t(disturbed)" : "");
+			    act[i], m.disturbed ? "\t(disturbed)" : "");
 		}
 		dojo_program_free(next);
 		fflush(stdout);
 	}
 	rc = 0;
 out:
-	for (i = 0; i < l.n; i++)
-		free(l.text[i]);
-	free(l.text);
+	dojo_action_texts_free(act);
 	dojo_legality_free(mv);
 	return rc;
 }

@@ -545,12 +545,13 @@ agent_done(struct explorer *ex, int status)
 
 /* The lines E's job wrote so far: each move measured into ex->children
  * (the lines read are taken out of the job's buffer, so that it never
- * fills). */
-static void
+ * fills); how many moves they gave. */
+static int
 moves_lines(struct explorer *ex)
 {
 	struct ex_job *j = &ex->moves_job;
 	char *p = j->out, *nl;
+	int before = ex->moves_done;
 
 	while ((nl = strchr(p, '\n')) || (j->pid <= 0 && *p)) {
 		char line[512], *tab, *tab2;
@@ -599,6 +600,7 @@ moves_lines(struct explorer *ex)
 	}
 	j->len = strlen(p);
 	memmove(j->out, p, j->len + 1);
+	return ex->moves_done - before;
 }
 
 /* Poll the jobs; whether one still runs. */
@@ -614,8 +616,10 @@ poll_jobs(struct explorer *ex)
 		char failed[256];
 
 		snprintf(failed, sizeof failed, "%s", last);
-		moves_lines(ex);
-		ex_rebuild_moves(ex);
+		/* the moves pane again only when a move came (a rebuild
+		 * lists the legal moves again) */
+		if (moves_lines(ex) > 0 || !on)
+			ex_rebuild_moves(ex);
 		if (on) {
 			running = true;
 			ex_message(ex, false, "%s: %d of %d (Esc stops)",

@@ -2,6 +2,7 @@
 #include "config.h"
 #include "ir/program_private.h"
 #include "src/util/sha1.h"
+#include "src/util/strbuf.h"
 
 #include <errno.h>
 #include <math.h>
@@ -160,43 +161,14 @@ dojo_program_free(dojo_program *prog)
 dojo_program *
 dojo_program_read_file(const char *path)
 {
-	FILE *f;
-	char *text = NULL, *grown;
-	size_t len = 0, cap = 0, got;
-	dojo_program *prog;
+	struct dojo_strbuf sb;
+	dojo_program *prog = NULL;
 
-	f = fopen(path, "rb");
-	if (!f) {
-		dojo_error_set("%s: %s", path, strerror(errno));
-		return NULL;
-	}
-	for (;;) {
-		if (cap - len < 65536) {
-			cap = cap ? 2 * cap : 65536;
-			grown = realloc(text, cap);
-			if (!grown) {
-				dojo_error_set("%s: out of memory", path);
-				goto out_free_text;
-			}
-			text = grown;
-		}
-		got = fread(text + len, 1, cap - len, f);
-		len += got;
-		if (got == 0)
-			break;
-	}
-	if (ferror(f)) {
-		dojo_error_set("%s: %s", path, strerror(errno));
-		goto out_free_text;
-	}
-	fclose(f);
-	prog = dojo_program_parse(path, text, len);
-	free(text);
+	dojo_strbuf_init(&sb);
+	if (dojo_strbuf_read_file(&sb, path) == 0)
+		prog = dojo_program_parse(path, sb.s ? sb.s : "", sb.len);
+	dojo_strbuf_release(&sb);
 	return prog;
-out_free_text:
-	free(text);
-	fclose(f);
-	return NULL;
 }
 
 const char *

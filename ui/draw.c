@@ -2,6 +2,7 @@
 #include "config.h"
 #include "ui/explore.h"
 #include "src/util/error.h"
+#include "src/util/strbuf.h"
 
 #define NCURSES_WIDECHAR 1
 #include <curses.h>
@@ -439,21 +440,16 @@ draw_code(struct explorer *ex)
 	if (!*p && ex->code_top > 0)
 		ex->code_top = line;
 	for (y = 0; y < rows; y++) {
-		char buf[512];
-		size_t n = strcspn(p, "\n"), k, len = 0;
+		struct dojo_strbuf sb;
+		size_t n = strcspn(p, "\n");
 
 		blank(r->y + 1 + y, r->x + 1, w, 0);
 		/* a tab to the next multiple of 4 columns: put counts a byte
 		 * a column */
-		for (k = 0; k < n && len + 5 < sizeof buf; k++)
-			if (p[k] == '\t')
-				do
-					buf[len++] = ' ';
-				while (len % 4);
-			else
-				buf[len++] = p[k];
-		buf[len] = '\0';
-		put(r->y + 1 + y, r->x + 1, w, buf, 0);
+		dojo_strbuf_init(&sb);
+		dojo_strbuf_add_expanded(&sb, p, n, 4, 511);
+		put(r->y + 1 + y, r->x + 1, w, sb.s ? sb.s : "", 0);
+		dojo_strbuf_release(&sb);
 		p += n;
 		if (*p)
 			p++;

@@ -187,17 +187,9 @@ unified(struct dojo_strbuf *out, const struct op *ops, int nops,
 static void
 column(struct dojo_strbuf *out, const struct lines *l, int i, int w)
 {
-	int c = 0, k;
+	int c = i >= 0 ? dojo_strbuf_add_expanded(out, l->s[i], l->len[i], 4,
+	    w) : 0;
 
-	for (k = 0; i >= 0 && k < l->len[i] && c < w; k++)
-		if (l->s[i][k] == '\t')
-			do
-				dojo_strbuf_add(out, " ", 1);
-			while (++c % 4 && c < w);
-		else {
-			dojo_strbuf_add(out, &l->s[i][k], 1);
-			c++;
-		}
 	dojo_strbuf_pad(out, ' ', w - c > 0 ? w - c : 0);
 }
 

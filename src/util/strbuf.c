@@ -2,6 +2,7 @@
 #include "config.h"
 #include "src/util/strbuf.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -86,6 +87,45 @@ dojo_strbuf_pad(struct dojo_strbuf *sb, char c, size_t n)
 	memset(sb->s + sb->len, c, n);
 	sb->len += n;
 	sb->s[sb->len] = '\0';
+}
+
+int
+dojo_strbuf_add_expanded(struct dojo_strbuf *sb, const char *s, size_t len,
+    int tab, int max)
+{
+	size_t k;
+	int c = 0;
+
+	for (k = 0; k < len && c < max; k++)
+		if (s[k] == '\t')
+			do
+				dojo_strbuf_add(sb, " ", 1);
+			while (++c % tab && c < max);
+		else {
+			dojo_strbuf_add(sb, &s[k], 1);
+			c++;
+		}
+	return c;
+}
+
+int
+dojo_strbuf_read_file(struct dojo_strbuf *sb, const char *path)
+{
+	char buf[65536];
+	size_t got;
+	FILE *f = fopen(path, "rb");
+
+	if (!f)
+		return dojo_error_set("%s: %s", path, strerror(errno));
+	while ((got = fread(buf, 1, sizeof buf, f)) > 0)
+		dojo_strbuf_add(sb, buf, got);
+	if (ferror(f)) {
+		dojo_error_set("%s: %s", path, strerror(errno));
+		fclose(f);
+		return -1;
+	}
+	fclose(f);
+	return sb->oom ? dojo_error_set("%s: out of memory", path) : 0;
 }
 
 char *

@@ -22,6 +22,15 @@ void dojo_strbuf_puts(__dojo_keep struct dojo_strbuf *sb, const char *s);
 void dojo_strbuf_printf(__dojo_keep struct dojo_strbuf *sb, const char *fmt,
     ...) __attribute__((format(printf, 2, 3)));
 void dojo_strbuf_pad(__dojo_keep struct dojo_strbuf *sb, char c, size_t n);
+/* Append the "len" bytes of "s" with each tab as spaces to the next
+ * multiple of "tab" columns (a byte a column), at most "max" columns;
+ * the columns appended. */
+int dojo_strbuf_add_expanded(__dojo_keep struct dojo_strbuf *sb,
+    const char *s, size_t len, int tab, int max);
+/* Append the whole file "path" (bytes as they are) to "sb"; 0, or -1 with
+ * "PATH: reason" as the last error. */
+int dojo_strbuf_read_file(__dojo_keep struct dojo_strbuf *sb,
+    const char *path);
 /* Give the string away (NULL if an allocation failed) and reset. */
 __dojo_give char *dojo_strbuf_detach(__dojo_keep struct dojo_strbuf *sb);
 /* The shortest decimal text that reads back as "v". */

@@ -823,19 +823,17 @@ show_diff(struct explorer *ex, const char *a, const char *b,
 {
 	struct dojo_diff_options opt = { a, b, 3, 0 };
 	dojo_program *pa, *pb = NULL;
-	char *ta = NULL, *tb = NULL, title[64];
+	char title[64], tag[64];
 	struct dojo_strbuf sb;
 	bool differ = false;
 
 	dojo_strbuf_init(&sb);
-	pa = dojo_session_program_at(ex->session, strcmp(a, "best") ? a :
-	    "best/c");
+	pa = dojo_session_program_at(ex->session, dojo_session_rev(tag, a,
+	    ex->target));
 	if (pa)
-		pb = dojo_session_program_at(ex->session, strcmp(b, "best") ?
-		    b : "best/c");
-	if (!pa || !pb || !(ta = dojo_view_text(pa, v)) ||
-	    !(tb = dojo_view_text(pb, v)) ||
-	    dojo_diff(&sb, ta, tb, &opt, &differ) < 0) {
+		pb = dojo_session_program_at(ex->session, dojo_session_rev(tag,
+		    b, ex->target));
+	if (!pa || !pb || dojo_view_diff(&sb, pa, pb, v, &opt, &differ) < 0) {
 		ex_message(ex, true, "diff: %s", dojo_error_last());
 		dojo_strbuf_release(&sb);
 	} else if (!differ) {
@@ -849,8 +847,6 @@ show_diff(struct explorer *ex, const char *a, const char *b,
 		ex_message(ex, false, "diff %s %s (%s): in the lower pane", a,
 		    b, dojo_view_name(v));
 	}
-	free(ta);
-	free(tb);
 	dojo_program_free(pa);
 	dojo_program_free(pb);
 }
@@ -1223,17 +1219,13 @@ preview_update(struct explorer *ex)
 	    dojo_target_machine(ex->target));
 	dojo_strbuf_init(&sb);
 	for (v = 0; next && v < 2; v++) {
-		char *a = dojo_view_text(ex->prog, views[v]);
-		char *b = dojo_view_text(next, views[v]);
-
 		dojo_strbuf_printf(&sb, "%s%s of %s:\n", v ? "\n" : "",
 		    v ? "the C" : "the program", action);
-		if (!a || !b || dojo_diff(&sb, a, b, &opt, &differ) < 0)
+		if (dojo_view_diff(&sb, ex->prog, next, views[v], &opt,
+		    &differ) < 0)
 			dojo_strbuf_printf(&sb, "%s\n", dojo_error_last());
 		else if (!differ)
 			dojo_strbuf_puts(&sb, "(the same)\n");
-		free(a);
-		free(b);
 	}
 	if (!next)
 		dojo_strbuf_printf(&sb, "%s\n", dojo_error_last());

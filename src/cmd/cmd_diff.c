@@ -27,12 +27,13 @@ is_file(const char *path)
 static dojo_program *
 program_of(const char *what, dojo_session *s)
 {
+	char tag[64];
+
 	if (is_file(what))
 		return dojo_program_read_file(what);
 	if (!s)
 		return NULL;
-	return dojo_session_program_at(s, strcmp(what, "best") == 0 ?
-	    "best/c" : what);
+	return dojo_session_program_at(s, dojo_session_rev(tag, what, NULL));
 }
 
 static int
@@ -46,7 +47,7 @@ diff_run(int argc, char **argv)
 	dojo_program *pa = NULL, *pb = NULL;
 	dojo_session *s = NULL;
 	struct dojo_strbuf out;
-	char *ta = NULL, *tb = NULL, la[300], lb[300], *end;
+	char la[300], lb[300], *end;
 	bool differ, side = false;
 	int c, rc = DOJO_EXIT_ERROR;
 
@@ -94,15 +95,14 @@ diff_run(int argc, char **argv)
 		if (!s)
 			return dojo_command_fail();
 	}
-	if (!(pa = program_of(a, s)) || !(pb = program_of(b, s)) ||
-	    !(ta = dojo_view_text(pa, view)) || !(tb = dojo_view_text(pb, view)))
+	if (!(pa = program_of(a, s)) || !(pb = program_of(b, s)))
 		goto fail;
 	snprintf(la, sizeof la, "%s (%s)", a, dojo_view_name(view));
 	snprintf(lb, sizeof lb, "%s (%s)", b, dojo_view_name(view));
 	dopt.label_a = la;
 	dopt.label_b = lb;
 	dojo_strbuf_init(&out);
-	if (dojo_diff(&out, ta, tb, &dopt, &differ) < 0) {
+	if (dojo_view_diff(&out, pa, pb, view, &dopt, &differ) < 0) {
 		dojo_strbuf_release(&out);
 		goto fail;
 	}
@@ -117,8 +117,6 @@ diff_run(int argc, char **argv)
 fail:
 	dojo_command_fail();
 out:
-	free(ta);
-	free(tb);
 	dojo_program_free(pa);
 	dojo_program_free(pb);
 	dojo_session_free(s);

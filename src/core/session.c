@@ -52,6 +52,15 @@ dojo_session_default_dir(char *out, size_t len, const char *file)
 }
 
 const char *
+dojo_session_rev(char buf[64], const char *rev, const char *target)
+{
+	if (strcmp(rev, "best") != 0)
+		return rev;
+	snprintf(buf, 64, "best/%s", target ? target : "c");
+	return buf;
+}
+
+const char *
 dojo_session_dir(dojo_session *s)
 {
 	return s->dir;

@@ -66,6 +66,11 @@ struct dojo_session_entry {
  * "FILE" (examples/matmul.dojo -> examples/matmul.dojo.session). */
 void dojo_session_default_dir(char *out, size_t len, const char *file);
 
+/* The revision "rev" means: "rev" itself, or for "best" the tag
+ * best/TARGET ("target" NULL: c), written into "buf" then. */
+const char *dojo_session_rev(char buf[64], const char *rev,
+    const char *target);
+
 /* Open the session in "dir". */
 __dojo_give dojo_session *dojo_session_open(const char *dir);
 /* Create a session in "dir" (which must not hold one) starting at

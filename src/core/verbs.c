@@ -43,11 +43,7 @@ verb_checkout(dojo_session *s, const char *operand, const char *target,
 		return DOJO_REFUSED;
 	}
 	/* "best": the best state for the target, the tag best/TARGET */
-	if (strcmp(operand, "best") == 0) {
-		snprintf(tag, sizeof tag, "best/%s", target ? target : "c");
-		return dojo_session_jump(s, tag);
-	}
-	return dojo_session_jump(s, operand);
+	return dojo_session_jump(s, dojo_session_rev(tag, operand, target));
 }
 
 /* With no name, the verb only says where it is: each front lists the

@@ -1,6 +1,7 @@
 /* view.c: a state as text to compare (view.h) */
 #include "config.h"
 #include "src/core/view.h"
+#include "src/util/diff.h"
 #include "src/util/strbuf.h"
 #include "targets/c.h"
 #include "targets/runner.h"
@@ -152,4 +153,16 @@ dojo_view_text(dojo_program *prog, enum dojo_view v)
 	text = disassemble(dojo_c_kernel_object(k));
 	dojo_c_kernel_free(k);
 	return text;
+}
+
+int
+dojo_view_diff(struct dojo_strbuf *out, dojo_program *a, dojo_program *b,
+    enum dojo_view v, const struct dojo_diff_options *opt, bool *differ)
+{
+	char *ta = dojo_view_text(a, v), *tb = ta ? dojo_view_text(b, v) : NULL;
+	int rc = ta && tb ? dojo_diff(out, ta, tb, opt, differ) : -1;
+
+	free(ta);
+	free(tb);
+	return rc;
 }

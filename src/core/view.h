@@ -3,6 +3,8 @@
 #ifndef DOJO_VIEW_H
 #define DOJO_VIEW_H
 
+#include <stdbool.h>
+
 #include "ir/program.h"
 
 enum dojo_view { DOJO_VIEW_PROGRAM, DOJO_VIEW_CODE, DOJO_VIEW_ASM };
@@ -15,6 +17,14 @@ enum dojo_view { DOJO_VIEW_PROGRAM, DOJO_VIEW_CODE, DOJO_VIEW_ASM };
  * error set. */
 __dojo_give char *dojo_view_text(__dojo_keep dojo_program *prog,
     enum dojo_view v);
+/* The differences of "a" and "b" in view "v" (dojo_view_text, then
+ * dojo_diff) appended to "out"; 0, or -1 with the last error set. */
+struct dojo_strbuf;
+struct dojo_diff_options;
+int dojo_view_diff(__dojo_keep struct dojo_strbuf *out,
+    __dojo_keep dojo_program *a, __dojo_keep dojo_program *b,
+    enum dojo_view v, __dojo_keep const struct dojo_diff_options *opt,
+    bool *differ);
 /* "program", "code" or "asm". */
 const char *dojo_view_name(enum dojo_view v);
 

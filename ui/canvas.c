@@ -428,6 +428,19 @@ draw_edges(dojo_canvas *c, const dojo_layout *l, const struct view *v,
 			c->ch[i] = line_char(c->mask[i], v->ascii);
 }
 
+/* Whether a cell of "b" belongs to a node drawn already. */
+static bool
+covers_node(const dojo_canvas *c, struct box b)
+{
+	int x, y;
+
+	for (y = b.y0; y <= b.y1; y++)
+		for (x = b.x0; x <= b.x1; x++)
+			if (attr_at(c, x, y) & DOJO_CELL_NODE)
+				return true;
+	return false;
+}
+
 static void
 draw_node(dojo_canvas *c, const dojo_layout *l, const struct view *v, int k)
 {
@@ -436,22 +449,17 @@ draw_node(dojo_canvas *c, const dojo_layout *l, const struct view *v, int k)
 	uint8_t attr = DOJO_CELL_NODE | (n->highlight ? DOJO_CELL_HIGHLIGHT : 0);
 	int style = n->highlight ? 2 : n->square ? 0 : 1, lines, y, len;
 	const char *s = n->label;
-	int x, y0;
+	int x;
 
 	/* grown over a node drawn before: its scaled size, the label cut */
-	for (y0 = b.y0; y0 <= b.y1; y0++)
-		for (x = b.x0; x <= b.x1; x++)
-			if (attr_at(c, x, y0) & DOJO_CELL_NODE) {
-				b = node_box(v, n, false);
-				y0 = b.y1 + 1;
-				break;
-			}
+	if (covers_node(c, b))
+		b = node_box(v, n, false);
 	if (b.y0 == b.y1) {
 		/* one row: the first line of the label between brackets */
 		put(c, b.x0, b.y0, '[', attr, k + 1);
 		put(c, b.x1, b.y0, ']', attr, k + 1);
-		for (len = b.x0 + 1; len < b.x1; len++)
-			put(c, len, b.y0, ' ', attr, k + 1);
+		for (x = b.x0 + 1; x < b.x1; x++)
+			put(c, x, b.y0, ' ', attr, k + 1);
 		len = line_len(s);
 		if (len > b.x1 - b.x0 - 1)
 			len = b.x1 - b.x0 - 1;

@@ -35,24 +35,12 @@ static char *
 read_text(const char *path)
 {
 	struct dojo_strbuf sb;
-	char buf[65536];
-	size_t n;
-	FILE *f = fopen(path, "r");
 
-	if (!f) {
-		dojo_error_set("%s: %s", path, strerror(errno));
-		return NULL;
-	}
 	dojo_strbuf_init(&sb);
-	while ((n = fread(buf, 1, sizeof buf, f)) > 0)
-		dojo_strbuf_add(&sb, buf, n);
-	if (ferror(f)) {
-		dojo_error_set("%s: %s", path, strerror(errno));
+	if (dojo_strbuf_read_file(&sb, path) < 0) {
 		dojo_strbuf_release(&sb);
-		fclose(f);
 		return NULL;
 	}
-	fclose(f);
 	if (!sb.s)
 		dojo_strbuf_puts(&sb, "");
 	return dojo_strbuf_detach(&sb);
@@ -89,7 +77,7 @@ naive_text(const char *file, dojo_session *s)
 	char *text = file ? read_text(file) : NULL, *canon, a[41], b[41];
 	char commit[41];
 	struct dojo_strbuf sb;
-	const char *p;
+	const char *end = text;
 
 	dojo_error_clear();
 	if (text) {
@@ -114,11 +102,13 @@ naive_text(const char *file, dojo_session *s)
 		free(text);
 		return NULL;
 	}
+	/* the file's comment lines, then the start's text */
+	while (end && *end == '#')
+		end = strchr(end, '\n') ? strchr(end, '\n') + 1 :
+		    end + strlen(end);
 	dojo_strbuf_init(&sb);
-	for (p = text; p && *p == '#'; p = strchr(p, '\n') ? strchr(p, '\n') +
-	    1 : p + strlen(p))
-		dojo_strbuf_add(&sb, p, strchr(p, '\n') ? (size_t)(strchr(p,
-		    '\n') - p + 1) : strlen(p));
+	if (text)
+		dojo_strbuf_add(&sb, text, end - text);
 	dojo_strbuf_puts(&sb, canon);
 	free(canon);
 	free(text);
@@ -176,6 +166,7 @@ add_session(dojo_lib *lib, const char *dir, const char *file,
 	char kernel[256], commit[41] = "", **path = NULL;
 	char *text = NULL;
 	dojo_session *s = dojo_session_open(dir);
+	bool current = false;
 	int rc = -1, n;
 
 	if (!s)
@@ -191,22 +182,21 @@ add_session(dojo_lib *lib, const char *dir, const char *file,
 		}
 	} else if (dojo_session_best(s, target, commit) < 0) {
 		snprintf(commit, sizeof commit, "%s", dojo_session_head(s));
-		if (dojo_session_entry(s, commit, &e) < 0)
-			goto out;
-		/* the start is the naive form, measured or not */
-		if (e.depth > 0 && (!e.m.measured ||
-		    strcmp(e.m.target, target) != 0)) {
-			dojo_error_set("%s: no state for target %s in the "
-			    "session %s (no tag best/%s, and its current state "
-			    "is not measured for %s): name one, %s=STATE", what,
-			    target, dir, target, target, file ? file :
-			    "KERNEL.dojo");
-			goto out;
-		}
+		current = true;
 	}
 	dojo_error_clear();
 	if (dojo_session_entry(s, commit, &e) < 0)
 		goto out;
+	/* the current state: measured for the target, or the start (the
+	 * naive form, measured or not) */
+	if (current && e.depth > 0 && (!e.m.measured ||
+	    strcmp(e.m.target, target) != 0)) {
+		dojo_error_set("%s: no state for target %s in the session %s "
+		    "(no tag best/%s, and its current state is not measured "
+		    "for %s): name one, %s=STATE", what, target, dir, target,
+		    target, file ? file : "KERNEL.dojo");
+		goto out;
+	}
 	path = dojo_session_path(s, commit);
 	text = naive_text(file && access(file, R_OK) == 0 ? file : NULL, s);
 	if (!path || !text)
@@ -245,6 +235,7 @@ add_input(dojo_lib *lib, const char *arg, const char *target)
 	struct dojo_lib_function f;
 	char dir[4096], file[4096], kernel[256];
 	const char *eq = strchr(arg, '=');
+	size_t len = strlen(arg);
 	char *text;
 	int rc;
 
@@ -257,12 +248,10 @@ add_input(dojo_lib *lib, const char *arg, const char *target)
 		return add_session(lib, dir, file, eq + 1, target, arg);
 	}
 	if (is_dir(arg)) {
-		snprintf(dir, sizeof dir, "%s", arg);
-		kernel_name(kernel, sizeof kernel, arg);
-		snprintf(file, sizeof file, "%.*s", (int)(strlen(dir) > 8 &&
-		    strcmp(dir + strlen(dir) - 8, ".session") == 0 ?
-		    strlen(dir) - 8 : 0), dir);
-		return add_session(lib, dir, *file ? file : NULL, NULL, target,
+		/* its kernel file: the folder's name less ".session" */
+		snprintf(file, sizeof file, "%.*s", (int)(len > 8 &&
+		    strcmp(arg + len - 8, ".session") == 0 ? len - 8 : 0), arg);
+		return add_session(lib, arg, *file ? file : NULL, NULL, target,
 		    arg);
 	}
 	dojo_session_default_dir(dir, sizeof dir, arg);
@@ -317,7 +306,7 @@ lib_run(int argc, char **argv)
 	struct dojo_option_parser p;
 	struct lib_args a;
 	char name[256], **inputs;
-	const char *outdir;
+	const char *outdir, *why;
 	dojo_lib *lib = NULL;
 	int c, i, n, rc = DOJO_EXIT_ERROR;
 
@@ -354,30 +343,23 @@ lib_run(int argc, char **argv)
 	if (!a.tune && (a.budget || a.seconds || a.threads))
 		return dojo_command_usage(cmd, "--budget, --seconds and "
 		    "--threads go with --tune");
-	if (a.from) {
-		lib = dojo_lib_read_manifest(a.from);
-	} else {
-		if (!a.name)
-			kernel_name(name, sizeof name, outdir);
-		const char *why;
-
-		if (!a.name && !dojo_lib_name_allowed(name, &why))
-			return dojo_command_usage(cmd, "the folder's name '%s' "
-			    "%s: give --name", name, why);
-		lib = dojo_lib_new(a.name ? a.name : name, a.target, a.exact,
-		    NULL);
-	}
-	if (!lib)
-		return dojo_command_fail();
-	for (i = 0; i < n && a.tune; i++) {
-		if (is_dir(inputs[i]) || strchr(inputs[i], '=')) {
-			dojo_lib_free(lib);
+	for (i = 0; i < n && a.tune; i++)
+		if (is_dir(inputs[i]) || strchr(inputs[i], '='))
 			return dojo_command_usage(cmd, "--tune takes kernel "
 			    "files, not '%s'", inputs[i]);
-		}
+	if (!a.from && !a.name) {
+		kernel_name(name, sizeof name, outdir);
+		if (!dojo_lib_name_allowed(name, &why))
+			return dojo_command_usage(cmd, "the folder's name '%s' "
+			    "%s: give --name", name, why);
+	}
+	lib = a.from ? dojo_lib_read_manifest(a.from) :
+	    dojo_lib_new(a.name ? a.name : name, a.target, a.exact, NULL);
+	if (!lib)
+		return dojo_command_fail();
+	for (i = 0; i < n && a.tune; i++)
 		if (tune(inputs[i], &a) != 0)
 			goto out;
-	}
 	for (i = 0; i < n; i++)
 		if (add_input(lib, inputs[i], a.target) < 0)
 			goto fail;

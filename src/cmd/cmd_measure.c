@@ -8,23 +8,12 @@
 
 #include "ir/moves.h"
 
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 enum { OPT_MOVES = 256, OPT_AT };
-
-/* measure --moves: SIGTERM stops after the move being measured. */
-static volatile sig_atomic_t moves_stop;
-
-static void
-on_term(int sig)
-{
-	(void)sig;
-	moves_stop = 1;
-}
 
 /* perfdojo measure --moves [--at ADDR]: every legal move (at ADDR) of
  * "prog", the state it leads to measured as measure measures, its outputs
@@ -56,12 +45,13 @@ measure_moves(dojo_program *prog, const char *file, const char *at,
 		    dojo_outcome_name(base.outcome), base.message);
 		goto out;
 	}
-	signal(SIGTERM, on_term);
+	/* SIGTERM stops after the move being measured */
+	dojo_command_catch_term();
 	printf("# %s: %.4g ms; %d legal moves%s%s, the speedup of each "
 	    "against it\n", file, base.median_ns / 1e6, nact, at ? " at " : "",
 	    at ? at : "");
 	fflush(stdout);
-	for (i = 0; i < nact && !moves_stop; i++) {
+	for (i = 0; i < nact && !dojo_command_stopping(); i++) {
 		next = dojo_program_apply_text(prog, act[i], machine);
 		if (!next) {
 			printf("-\trefused\t%s\n", act[i]);

@@ -11,7 +11,6 @@
 #include "src/util/clock.h"
 
 #include <errno.h>
-#include <signal.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -310,14 +309,6 @@ best_path(dojo_env *env, int **path)
 	return n;
 }
 
-static volatile sig_atomic_t stop_requested;
-
-static void
-request_stop(int sig)
-{
-	stop_requested = 1;
-}
-
 /* perfdojo tune --suggest K: the agent's K best moves at the start. */
 static int
 print_suggestions(dojo_player *player, dojo_env *env, int k)
@@ -456,14 +447,8 @@ tune_run(int argc, char **argv)
 		return dojo_command_fail();
 	/* SIGTERM stops the search; the best so far is still recorded (a
 	 * caller such as the explorer may hold SIGTERM back until here) */
-	if (!a.suggest) {
-		sigset_t term;
-
-		signal(SIGTERM, request_stop);
-		sigemptyset(&term);
-		sigaddset(&term, SIGTERM);
-		sigprocmask(SIG_UNBLOCK, &term, NULL);
-	}
+	if (!a.suggest)
+		dojo_command_catch_term();
 	env_options(&eo, &a);
 	memset(&pr, 0, sizeof pr);
 	pr.what = agent->name;
@@ -495,7 +480,8 @@ tune_run(int argc, char **argv)
 	}
 	branch[0] = '\0';
 	last_best = 0;
-	while (!stop_requested && (k = dojo_player_step(player)) == 0) {
+	while (!dojo_command_stopping() &&
+	    (k = dojo_player_step(player)) == 0) {
 		best = dojo_env_best(env);
 		/* --steps: the best state is far enough from the start */
 		if (a.steps > 0 && dojo_env_depth(env, best) >= a.steps)
@@ -508,7 +494,7 @@ tune_run(int argc, char **argv)
 		    sizeof branch, &eo.measure) < 0)
 			goto out_fail;
 	}
-	if (!stop_requested && k < 0)
+	if (!dojo_command_stopping() && k < 0)
 		goto out_fail;
 	if (pr.bar)
 		fputc('\n', stderr);

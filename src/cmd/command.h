@@ -127,6 +127,12 @@ struct dojo_session;
 __dojo_give struct dojo_session *dojo_session_at(const char *dir,
     const char *file, __dojo_keep dojo_program *prog, bool create);
 
+/* From here on SIGTERM only asks the command to stop (unblocked, if a
+ * caller such as the explorer held it back): dojo_command_stopping() says
+ * whether it was asked, so that the command ends its work cleanly. */
+void dojo_command_catch_term(void);
+bool dojo_command_stopping(void);
+
 /* "s" as a JSON string on "out". */
 void dojo_print_json_string(FILE *out, const char *s);
 

@@ -6,6 +6,7 @@
 #include <assert.h>
 #include <getopt.h>
 #include <stdbool.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -237,4 +238,30 @@ dojo_print_json_string(FILE *out, const char *s)
 			fputc(*s, out);
 	}
 	fputc('"', out);
+}
+
+static volatile sig_atomic_t stop_requested;
+
+static void
+request_stop(int sig)
+{
+	(void)sig;
+	stop_requested = 1;
+}
+
+void
+dojo_command_catch_term(void)
+{
+	sigset_t term;
+
+	signal(SIGTERM, request_stop);
+	sigemptyset(&term);
+	sigaddset(&term, SIGTERM);
+	sigprocmask(SIG_UNBLOCK, &term, NULL);
+}
+
+bool
+dojo_command_stopping(void)
+{
+	return stop_requested != 0;
 }

@@ -428,7 +428,7 @@ family_form(dojo_lib *lib, struct lib_family *fam, char **text)
 {
 	dojo_program *p0 = lib->fn[fam->member[0]].naive;
 	int b[16], nargs = arguments(p0, b), k, d, m, j, q, nmark = 0, n;
-	int64_t (*val)[MAX_MARKS] = NULL, vec[64], *pv;
+	int64_t (*val)[MAX_MARKS] = NULL, vec[64];
 	char kinds[MAX_MARKS];
 	struct dojo_strbuf sb;
 	const char *s;
@@ -499,10 +499,9 @@ family_form(dojo_lib *lib, struct lib_family *fam, char **text)
 			dojo_strbuf_release(&sb);
 			goto out;
 		}
-		pv = &vec[0];
 		dojo_strbuf_printf(&sb, kinds[j] == 'F' ? "%" PRId64 ".0f" :
 		    kinds[j] == 'D' ? "%" PRId64 ".0" : kinds[j] == 'I' ?
-		    "((int64_t)%" PRId64 ")" : "%" PRId64, *pv);
+		    "((int64_t)%" PRId64 ")" : "%" PRId64, vec[0]);
 	}
 	dojo_strbuf_puts(&sb, s);
 	fam->naive = dojo_strbuf_detach(&sb);

@@ -74,6 +74,12 @@ grep -q 'y\[i, j\] = max(x\[i, j\] + b\[j\], 0)' out/k/k.h
 ok $? "the header gives the kernel's formula from its comment"
 grep -q 'Tuned by PerfDojo: 1 move to state' out/k/k.h
 ok $? "the header says the tuned state"
+grep -q '^ \* [0-9.]*x the naive kernel (' out/k/k.h &&
+    grep -q '^ \* on .*, [0-9]* threads\?\.$' out/k/k.h
+ok $? "the header gives the measured speedup and the machine"
+grep -q '^ \* x: const float\[1024\]\[1024\], in$' out/k/k.h &&
+    grep -q '^ \* y: float\[1024\]\[1024\], out$' out/k/k.h
+ok $? "the header gives each array's type, shape and role"
 ! ls -d out/k.tmp-* out/k.old-* > /dev/null 2>&1
 ok $? "no temporary folder is left"
 
@@ -214,6 +220,29 @@ else
 	skip "python: the module" "no NumPy"
 fi
 
+# several outputs: a tuple, in the order of the declarations
+cat > two.dojo <<'EOF'
+# two: y = 2x and z = x + 1
+x f32 [4, 3] heap in
+y f32 [4, 3] heap out
+z f32 [4, 3] heap out
+4 | 3 | y[{0}, {1}] = x[{0}, {1}] * 2
+  |   | z[{0}, {1}] = x[{0}, {1}] + 1
+EOF
+"$P" lib out/two two.dojo > /dev/null 2>&1 && make -s -C out/two > /dev/null 2>&1
+ok $? "a library of a kernel with two outputs builds"
+if [ -n "$py" ]; then
+	PYTHONPATH=$w/out/two "$py" -c '
+import sys, numpy as np, two
+x = np.arange(12, dtype=np.float32).reshape(4, 3)
+r = two.two(x)
+sys.exit(0 if isinstance(r, tuple) and len(r) == 2 and
+         np.array_equal(r[0], 2 * x) and np.array_equal(r[1], x + 1) else 1)'
+	ok $? "python: two outputs come back as a tuple (y, z)"
+else
+	skip "python: two outputs come back as a tuple" "no NumPy"
+fi
+
 # CMake's find_package
 if command -v cmake > /dev/null 2>&1; then
 	mkdir -p cm
@@ -242,6 +271,21 @@ head -n 10 "$tmp/diff" | sed 's/^/# /'
 grep -q '"moves": \[' out/k/manifest.json &&
     grep -q '"split 0 2"' out/k/manifest.json
 ok $? "the manifest holds each function's moves"
+if [ -n "$py" ]; then
+	"$py" -c '
+import json, sys
+m = json.load(open("out/k/manifest.json"))
+f = {x["kernel"]: x for x in m["functions"]}
+b = f["bias_relu"]
+sys.exit(0 if m["perfdojo"] and m["format"] == 1 and
+         len(b["state"]) == 40 and b["moves"] == ["split 0 2"] and
+         b["speedup"] > 0 and len(b["fingerprint"]) == 40 and
+         f["layernorm"]["tuned"] is False and f["layernorm"]["moves"] == []
+         else 1)'
+	ok $? "the manifest: version, state, moves, speedup, fingerprint a function"
+else
+	skip "the manifest's fields" "no python3"
+fi
 
 # --tune: tune, then write (the session is made and resumed)
 "$P" lib out/t --tune --budget 2 --threads 1 sm_16x64.dojo > "$tmp/out" 2>&1

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "ir/moves_private.h"
+#include "ir/program_private.h"
 
 const struct dojo_move *
 find_move(const char *name, size_t len)
@@ -24,6 +25,13 @@ find_move(const char *name, size_t len)
 
 int
 dojo_action_parse(struct dojo_action *out, const char *text)
+{
+	return dojo_action_parse_in(out, text, NULL);
+}
+
+int
+dojo_action_parse_in(struct dojo_action *out, const char *text,
+    dojo_program *prog)
 {
 	static const char *const locs[] = { "heap", "stack", "reg", "shared" };
 	const char *p = text, *w;
@@ -68,6 +76,19 @@ dojo_action_parse(struct dojo_action *out, const char *text)
 		switch (*args) {
 		case 'S':
 		case 'X':
+			if (prog && loop_name_valid(word, len)) {
+				out->npath = dojo_program_find_loop(prog, word,
+				    out->path);
+				if (out->npath < 0) {
+					char why[DOJO_ERROR_MAX];
+
+					snprintf(why, sizeof why, "%s",
+					    dojo_error_last());
+					return dojo_error_set("%s: %s",
+					    out->move->name, why);
+				}
+				break;
+			}
 			out->npath = dojo_address_parse(out->path, word);
 			if (out->npath < 0)
 				return dojo_error_set("%s: malformed address "

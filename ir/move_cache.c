@@ -360,10 +360,13 @@ cache_rewrite(struct dojo_access *acc, void *payload)
 	return 0;
 }
 
-/* The copy nest: "into" the copy when "in", else back out of it. */
+/* The copy nest: "into" the copy when "in", else back out of it; its
+ * loops are named after the copy "name" (A_c.in0, A_c.out1: the loop
+ * over dimension 0 of the copy that fills it, over dimension 1 of the one
+ * that writes it back). */
 static struct dojo_node *
 copy_nest(const struct box *bx, int array, int copy, int p, bool in,
-    char flag, const int *perm)
+    char flag, const int *perm, const char *name)
 {
 	struct dojo_node *op, *top = NULL, *cur = NULL, *s;
 	struct dojo_access *dst, *src;
@@ -401,6 +404,8 @@ copy_nest(const struct box *bx, int array, int copy, int p, bool in,
 		s = dojo_node_new_scope(size, flag);
 		if (!s)
 			goto out_free;
+		loop_name_set(s, "%.*s.%s%d", DOJO_MAX_NAME - 8, name,
+		    in ? "in" : "out", k);
 		if (cur) {
 			if (dojo_node_append(cur, s) < 0)
 				goto out_free;
@@ -482,11 +487,11 @@ cache_build(dojo_legality *mv, const struct dojo_action *a, int copy_in,
 	}
 	if (need_in)
 		repl[n++] = copy_nest(&bx, bx.array, cc.to, bx.p, true,
-		    loc == DOJO_REG ? DOJO_FLAG_UNROLL : 0, perm);
+		    loc == DOJO_REG ? DOJO_FLAG_UNROLL : 0, perm, name);
 	repl[n++] = body;
 	if (bx.writes)
 		repl[n++] = copy_nest(&bx, bx.array, cc.to, bx.p, false,
-		    loc == DOJO_REG ? DOJO_FLAG_UNROLL : 0, perm);
+		    loc == DOJO_REG ? DOJO_FLAG_UNROLL : 0, perm, name);
 	for (i = 0; i < n; i++)
 		if (!repl[i]) {
 			while (n--)

@@ -133,6 +133,8 @@ split_apply(dojo_legality *mv, const struct dojo_action *a)
 	inner->size = c.f;
 	inner->flag = fi;
 	outer->pos = s->pos;
+	loop_name_set(outer, "%s.o", s->name);
+	loop_name_set(inner, "%s.i", s->name);
 	if (dojo_node_append(outer, inner) < 0)
 		return NULL;
 	return replace_node(mv->prog, a->path, a->npath, &outer, 1);
@@ -211,6 +213,21 @@ join_check(dojo_legality *mv, const struct dojo_action *a)
 	return check_flags_after(mv, a, NULL);
 }
 
+/* The name of the scope that joins "outer" and "inner": X for X.o and
+ * X.i (a split undone), else outer*inner. */
+static void
+joined_name(struct dojo_node *n, const char *outer, const char *inner)
+{
+	size_t len = strlen(outer);
+
+	if (len > 2 && strcmp(outer + len - 2, ".o") == 0 &&
+	    strlen(inner) == len && strncmp(outer, inner, len - 1) == 0 &&
+	    inner[len - 1] == 'i')
+		loop_name_set(n, "%.*s", (int)len - 2, outer);
+	else
+		loop_name_set(n, "%s*%s", outer, inner);
+}
+
 dojo_program *
 join_apply(dojo_legality *mv, const struct dojo_action *a)
 {
@@ -225,6 +242,7 @@ join_apply(dojo_legality *mv, const struct dojo_action *a)
 	n->size = s->size * c->size;
 	n->flag = joined_flag(s->flag, c->flag);
 	n->pos = s->pos;
+	joined_name(n, s->name, c->name);
 	return replace_node(mv->prog, a->path, a->npath, &n, 1);
 }
 
@@ -294,6 +312,8 @@ swap_apply(dojo_legality *mv, const struct dojo_action *a)
 	inner->size = s->size;
 	inner->flag = s->flag;
 	outer->pos = s->pos;
+	memcpy(outer->name, c->name, sizeof outer->name);
+	memcpy(inner->name, s->name, sizeof inner->name);
 	if (dojo_node_append(outer, inner) < 0)
 		return NULL;
 	return replace_node(mv->prog, a->path, a->npath, &outer, 1);
@@ -358,6 +378,11 @@ fuse_apply(dojo_legality *mv, const struct dojo_action *a)
 	n = node_dup(s);
 	if (!n)
 		return NULL;
+	/* a fission undone keeps its name (the second part's is the
+	 * first's with "_N") */
+	if (strncmp(t->name, s->name, strlen(s->name)) != 0 ||
+	    (t->name[strlen(s->name)] && t->name[strlen(s->name)] != '_'))
+		loop_name_set(n, "%s+%s", s->name, t->name);
 	for (i = 0; i < t->n; i++)
 		if (dojo_node_append(n, dojo_node_ref(t->kids[i])) < 0)
 			return NULL;
@@ -443,6 +468,8 @@ fission_apply(dojo_legality *mv, const struct dojo_action *a)
 		return NULL;
 	}
 	part[0]->pos = part[1]->pos = s->pos;
+	memcpy(part[0]->name, s->name, sizeof part[0]->name);
+	memcpy(part[1]->name, s->name, sizeof part[1]->name);
 	for (i = 0; i < s->n; i++)
 		if (dojo_node_append(part[i >= k], dojo_node_ref(s->kids[i])) < 0)
 			return NULL;

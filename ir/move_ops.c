@@ -115,6 +115,8 @@ rfactor_apply(dojo_legality *mv, const struct dojo_action *a)
 	finop = dojo_node_new_op();
 	if (!init || !initop || !body || !bl || !bop || !fin || !finop)
 		goto out_free;
+	memcpy(body->name, s->name, sizeof body->name);
+	memcpy(bl->name, l->name, sizeof bl->name);
 	initop->update = DOJO_SET;
 	initop->lhs = partial_access(pa, p0);
 	initop->rhs = dojo_expr_new(DOJO_E_NUM);
@@ -294,6 +296,7 @@ hoist_apply(dojo_legality *mv, const struct dojo_action *a)
 			return NULL;
 		}
 		rest->pos = s->pos;
+		memcpy(rest->name, s->name, sizeof rest->name);
 		for (i = 0; i < s->n; i++)
 			if (s->kids[i] != x &&
 			    dojo_node_append(rest, dojo_node_ref(s->kids[i])) < 0) {

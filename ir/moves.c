@@ -330,11 +330,14 @@ dojo_legality_undecided(const dojo_legality *mv)
 dojo_program *
 dojo_legality_apply_unchecked(dojo_legality *mv, const struct dojo_action *a)
 {
-	dojo_program *p = a->move->apply(mv, a);
+	dojo_program *p = a->move->apply(mv, a), *named;
 
 	if (!p && !*dojo_error_last())
 		dojo_error_set("out of memory");
-	return p;
+	/* the scopes a move made get their names */
+	named = dojo_program_name_loops(p);
+	dojo_program_free(p);
+	return named;
 }
 
 dojo_program *
@@ -387,7 +390,7 @@ dojo_program_apply_text(dojo_program *prog, const char *text,
 	dojo_legality *mv;
 	dojo_program *p;
 
-	if (dojo_action_parse(&a, text) < 0)
+	if (dojo_action_parse_in(&a, text, prog) < 0)
 		return NULL;
 	mv = dojo_legality_new(prog, machine);
 	if (!mv)

@@ -35,6 +35,11 @@ const char *dojo_move_help(int i);
 
 /* Read an action's text (syntax only).  0 or -1 with the last error. */
 int dojo_action_parse(__dojo_keep struct dojo_action *out, const char *text);
+/* The same, a scope's address also given by its loop name in "prog"
+ * ("split i 32"; doc/ir.md, "Loop names"); "prog" NULL: addresses only.
+ * The action holds the address either way, and formats with it. */
+int dojo_action_parse_in(__dojo_keep struct dojo_action *out,
+    const char *text, __dojo_keep dojo_program *prog);
 /* The action's text, as it parses back. */
 void dojo_action_format(char *out, size_t len,
     __dojo_keep const struct dojo_action *a);

@@ -948,10 +948,29 @@ parse_op_line(struct parser *ps)
 				return fail_at(ps, bar, "empty cell at depth "
 				    "%d continues no open scope", depth);
 		} else {
-			const char *at = ps->p;
+			const char *at = ps->p, *eq;
+			char name[DOJO_MAX_NAME + 1] = "";
 
+			/* NAME=SIZE: the loop's name */
+			eq = memchr(ps->p, '=', bar - ps->p);
+			if (eq && !isdigit((unsigned char)*ps->p)) {
+				size_t nlen = eq - ps->p;
+
+				while (nlen && isspace((unsigned char)ps->p[nlen - 1]))
+					nlen--;
+				if (!loop_name_valid(ps->p, nlen))
+					return fail_at(ps, at, "malformed loop "
+					    "name '%.*s' (a letter or '_', then "
+					    "letters, digits and _.+*; at most "
+					    "%d)", (int)(eq - ps->p), ps->p,
+					    DOJO_MAX_NAME);
+				memcpy(name, ps->p, nlen);
+				name[nlen] = '\0';
+				ps->p = eq + 1;
+				skip_space(ps);
+			}
 			if (!isdigit((unsigned char)*ps->p))
-				return fail_at(ps, at, "expected a scope size, "
+				return fail_at(ps, ps->p, "expected a scope size, "
 				    "found '%.*s'", CHAR_AT(ps->p));
 			if (read_int(ps, &size, "a scope size") < 0)
 				return -1;
@@ -978,6 +997,9 @@ parse_op_line(struct parser *ps)
 			scope = dojo_node_new_scope(size, flag);
 			if (!scope)
 				return dojo_error_set("out of memory");
+			memcpy(scope->name, name, sizeof name);
+			if (name[0])
+				ps->decls->named = true;
 			scope->pos.line = l->no;
 			scope->pos.col = column(l, at);
 			if (attach(ps, scope, depth) < 0)
@@ -1039,6 +1061,31 @@ is_blank(const struct line *l)
 	return true;
 }
 
+/* A loop name given twice: an error at the second one. */
+static int
+check_names(struct parser *ps, const struct dojo_node *node,
+    const struct dojo_node **seen, int *nseen)
+{
+	int i;
+
+	if (node->kind != DOJO_SCOPE)
+		return 0;
+	if (node->name[0]) {
+		for (i = 0; i < *nseen; i++)
+			if (strcmp(seen[i]->name, node->name) == 0)
+				return dojo_error_at(ps->file, node->pos.line,
+				    node->pos.col, "loop name '%s' given "
+				    "twice (first at line %d)", node->name,
+				    seen[i]->pos.line);
+		if (*nseen < 4096)
+			seen[(*nseen)++] = node;
+	}
+	for (i = 0; i < node->n; i++)
+		if (check_names(ps, node->kids[i], seen, nseen) < 0)
+			return -1;
+	return 0;
+}
+
 dojo_program *
 dojo_program_parse_only(const char *file, const char *text, size_t len)
 {
@@ -1085,6 +1132,25 @@ dojo_program_parse_only(const char *file, const char *text, size_t len)
 		dojo_error_at(ps.file, ps.nlines ? ps.nlines : 1, 1,
 		    "no operation: a program needs at least one");
 		goto out_free;
+	}
+	{
+		const struct dojo_node **seen = calloc(4096, sizeof *seen);
+		dojo_program *named;
+		int nseen = 0;
+
+		if (!seen) {
+			dojo_error_set("out of memory");
+			goto out_free;
+		}
+		for (i = 0; i < ps.prog->n; i++)
+			if (check_names(&ps, ps.prog->kids[i], seen, &nseen) < 0)
+				break;
+		free(seen);
+		if (i < ps.prog->n ||
+		    !(named = dojo_program_name_loops(ps.prog)))
+			goto out_free;
+		dojo_program_free(ps.prog);
+		ps.prog = named;
 	}
 	free(ps.lines);
 	return ps.prog;

@@ -135,27 +135,33 @@ dojo_op_print(struct dojo_strbuf *sb, dojo_program *prog,
 	print_expr(sb, prog, op->rhs, 0, false);
 }
 
+/* The cell of scope "s": [NAME=]SIZE[:FLAG] into "out"; its length. */
 static int
-header_width(const struct dojo_node *s)
+header(char *out, size_t len, const struct dojo_node *s, bool names)
 {
-	char buf[32];
+	int n = 0;
 
-	return snprintf(buf, sizeof buf, "%lld", (long long)s->size) +
-	    (s->flag ? 2 : 0);
+	if (names && s->name[0])
+		n = snprintf(out, len, "%s=", s->name);
+	n += snprintf(out + n, len - n, "%lld", (long long)s->size);
+	if (s->flag)
+		n += snprintf(out + n, len - n, ":%c", s->flag);
+	return n;
 }
 
 static void
-measure(const struct dojo_node *node, int depth, int *width)
+measure(const struct dojo_node *node, int depth, int *width, bool names)
 {
+	char head[DOJO_MAX_NAME + 40];
 	int i, w;
 
 	if (node->kind != DOJO_SCOPE)
 		return;
-	w = header_width(node);
+	w = header(head, sizeof head, node, names);
 	if (w > width[depth])
 		width[depth] = w;
 	for (i = 0; i < node->n; i++)
-		measure(node->kids[i], depth + 1, width);
+		measure(node->kids[i], depth + 1, width, names);
 }
 
 struct printer {
@@ -166,6 +172,7 @@ struct printer {
 	bool pending[DOJO_MAX_DEPTH];	/* opened, header not printed */
 	int path[DOJO_MAX_DEPTH + 1];
 	int gutter;			/* 0: no addresses */
+	bool names;			/* the loops' names in the cells */
 };
 
 static int
@@ -200,7 +207,7 @@ static void
 print_node(struct printer *pr, const struct dojo_node *node, int depth)
 {
 	struct dojo_strbuf *sb = pr->sb;
-	char head[40];
+	char head[DOJO_MAX_NAME + 40];
 	int i, j, n;
 
 	if (node->kind == DOJO_SCOPE) {
@@ -223,11 +230,7 @@ print_node(struct printer *pr, const struct dojo_node *node, int depth)
 	}
 	for (j = 0; j < depth; j++) {
 		if (pr->pending[j]) {
-			n = snprintf(head, sizeof head, "%lld",
-			    (long long)pr->chain[j]->size);
-			if (pr->chain[j]->flag)
-				n += snprintf(head + n, sizeof head - n, ":%c",
-				    pr->chain[j]->flag);
+			n = header(head, sizeof head, pr->chain[j], pr->names);
 			pr->pending[j] = false;
 		} else {
 			head[0] = '\0';
@@ -274,8 +277,8 @@ print_decl(struct printer *pr, int b)
 	dojo_strbuf_puts(sb, "\n");
 }
 
-char *
-dojo_program_print(dojo_program *prog, bool addresses)
+static char *
+print(dojo_program *prog, bool addresses, bool names)
 {
 	struct dojo_strbuf sb;
 	struct printer *pr;
@@ -287,8 +290,9 @@ dojo_program_print(dojo_program *prog, bool addresses)
 	dojo_strbuf_init(&sb);
 	pr->sb = &sb;
 	pr->prog = prog;
+	pr->names = names;
 	for (i = 0; i < prog->n; i++)
-		measure(prog->kids[i], 0, pr->width);
+		measure(prog->kids[i], 0, pr->width, names);
 	if (addresses)
 		for (i = 0; i < prog->n; i++) {
 			pr->path[0] = i;
@@ -302,4 +306,16 @@ dojo_program_print(dojo_program *prog, bool addresses)
 	}
 	free(pr);
 	return dojo_strbuf_detach(&sb);
+}
+
+char *
+dojo_program_print(dojo_program *prog, bool addresses)
+{
+	return print(prog, addresses, false);
+}
+
+char *
+dojo_program_print_named(dojo_program *prog, bool addresses)
+{
+	return print(prog, addresses, true);
 }

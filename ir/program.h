@@ -52,6 +52,13 @@ int dojo_program_validate_structure(__dojo_keep dojo_program *prog);
 /* The canonical text (malloc'ed, NUL-terminated); NULL on no memory. */
 __dojo_give char *dojo_program_print(__dojo_keep dojo_program *prog,
     bool addresses);
+/* The text with each scope's name before its size ("i=512 | ..."), which
+ * reads back to the same names; its state id is the canonical text's. */
+__dojo_give char *dojo_program_print_named(__dojo_keep dojo_program *prog,
+    bool addresses);
+/* Whether the file "prog" was read from gave loop names: a text of it to
+ * keep ("apply -o", "show") is then written with dojo_program_print_named. */
+bool dojo_program_names_given(__dojo_keep dojo_program *prog);
 /* The state id: git's blob id of the canonical text, 40 hex digits. */
 void dojo_program_id(char out[41], __dojo_keep dojo_program *prog);
 bool dojo_program_equal(__dojo_keep dojo_program *a,
@@ -89,6 +96,24 @@ char dojo_node_flag(__dojo_keep dojo_node *node);
  * negation, call and update (+=, max=, ...) of each operation, times
  * the iterations of its scopes (the numerator of GFLOP/s). */
 double dojo_program_ops(__dojo_keep dojo_program *prog);
+
+/* Loop names (doc/ir.md, "Loop names").  Every scope of a parsed or
+ * moved program has a name, unique in it: the one its file gives
+ * ("i=512"), one a move kept or made (split i: i.o and i.i; fuse i j:
+ * i+j; join i.o i.i: i), or the default, the letter of its depth (i j k
+ * l m n p q ...); a name taken before it in the program's order gets
+ * "_2", "_3" ...  Names are no part of the state: the canonical text
+ * and the state id have none. */
+const char *dojo_node_name(__dojo_keep dojo_node *node);
+/* "prog" with every scope named as above (a new reference to "prog"
+ * itself when each already is); NULL with the last error set. */
+__dojo_give dojo_program *dojo_program_name_loops(__dojo_keep dojo_program *prog);
+/* The address of the scope named "name" into "path": its length, or -1
+ * with the last error set (which lists the names). */
+int dojo_program_find_loop(__dojo_keep dojo_program *prog, const char *name,
+    int path[DOJO_MAX_DEPTH]);
+/* The names of the scopes in the program's order, ", " between them. */
+__dojo_give char *dojo_program_loop_names(__dojo_keep dojo_program *prog);
 
 /* Operations, for code generators: the written access, the update and
  * the expression tree.  Accesses and expressions belong to their node. */

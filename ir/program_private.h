@@ -46,6 +46,7 @@ struct dojo_node {
 	/* scope */
 	int64_t size;
 	char flag;
+	char name[DOJO_MAX_NAME + 1];	/* the loop's name ("": none yet) */
 	int n;
 	struct dojo_node **kids;
 	/* operation */
@@ -79,6 +80,7 @@ struct dojo_decls {
 	struct dojo_buffer *buf;
 	int narr;
 	struct dojo_array *arr;
+	bool named;	/* the file gave loop names: they print with it */
 };
 
 struct dojo_program {
@@ -115,6 +117,14 @@ dojo_program *dojo_program_parse_only(const char *file, const char *text,
 
 
 bool dojo_access_uses(const struct dojo_access *acc, int d);
+
+/* Loop names (ir/loops.c).  Set the name of a scope node that is not yet
+ * shared, as "fmt" formats it (cut to DOJO_MAX_NAME). */
+void loop_name_set(struct dojo_node *scope, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* Whether "name" may name a loop: a letter or '_', then letters, digits
+ * and "_.+*"; the length of its valid prefix in "*len". */
+bool loop_name_valid(const char *name, size_t len);
 
 
 

@@ -132,6 +132,7 @@ node_dup(const struct dojo_node *src)
 		if (!n)
 			return NULL;
 		n->pos = src->pos;
+		memcpy(n->name, src->name, sizeof n->name);
 		for (i = 0; i < src->n; i++)
 			if (dojo_node_append(n, dojo_node_ref(src->kids[i])) < 0) {
 				dojo_node_unref(n);
@@ -199,6 +200,7 @@ replace_children(dojo_program *prog, const int *path, int n,
 			if (!copy)
 				goto out_free;
 			copy->pos = chain[i]->pos;
+			memcpy(copy->name, chain[i]->name, sizeof copy->name);
 			dst = &copy->kids;
 			ndst = &copy->n;
 		} else {
@@ -311,6 +313,7 @@ rewrite_tree(const struct dojo_node *node, const struct rewrite *rw)
 	if (!n)
 		return NULL;
 	n->pos = node->pos;
+	memcpy(n->name, node->name, sizeof n->name);
 	for (i = 0; i < node->n; i++) {
 		struct dojo_node *k = rewrite_tree(node->kids[i], rw);
 
@@ -428,6 +431,7 @@ decls_copy(const struct dojo_decls *d)
 	c->ref = 0;	/* program_with takes the reference */
 	c->nbuf = d->nbuf;
 	c->narr = d->narr;
+	c->named = d->named;
 	c->buf = malloc(sizeof *c->buf * (d->nbuf + 1));
 	c->arr = malloc(sizeof *c->arr * (d->narr + 1));
 	if (!c->buf || !c->arr) {

@@ -34,6 +34,7 @@ struct emit {
 	bool vmath;
 	/* the marks of dojo_c_function: extents and numbers as "@K<n>@" */
 	bool marks;
+	bool names;	/* each loop's name in a comment */
 };
 
 static const char *const ctypes[] = { "float", "double", "int32_t", "int64_t" };
@@ -481,7 +482,10 @@ emit_for(struct emit *e, dojo_node *node, int depth)
 		emit_mark(e, 'E', dojo_node_size(node));
 	else
 		dojo_strbuf_printf(e->sb, "%" PRId64, dojo_node_size(node));
-	dojo_strbuf_printf(e->sb, "; i%d++) {\n", depth);
+	dojo_strbuf_printf(e->sb, "; i%d++) {", depth);
+	if (e->names && *dojo_node_name(node))
+		dojo_strbuf_printf(e->sb, " /* %s */", dojo_node_name(node));
+	dojo_strbuf_puts(e->sb, "\n");
 	e->indent++;
 }
 
@@ -941,6 +945,7 @@ dojo_c_emit_function(struct dojo_strbuf *out, dojo_program *prog, bool exact,
 				    dojo_buffer_name(prog, b));
 	memset(&e, 0, sizeof e);
 	e.marks = fn->marks;
+	e.names = fn->names;
 	e.vmath = !exact;
 	e.copies = 1;
 	e.thread_depth = -2;

@@ -46,6 +46,9 @@ struct dojo_c_function {
 	 * int64_t *dojo_n).  Refused for a folded buffer.
 	 */
 	bool marks;
+	/* Each loop's name (doc/ir.md, "Loop names") in a comment after its
+	 * "for": the code as the explorer shows it. */
+	bool names;
 };
 
 /* The C translation of "prog" as the function "fn" describes (dojo_c_emit

@@ -228,9 +228,14 @@ draw_program(struct explorer *ex)
 	int rows = r->h - 2, w = r->w - 2, i, y;
 	char title[400], addr[64];
 
+	dojo_node *at = n > 0 ? dojo_program_lookup(ex->prog, path, n) : NULL;
+
 	ex_cursor_address(ex, addr, sizeof addr);
-	snprintf(title, sizeof title, " program %s  at %s ", ex->start_file,
-	    addr[0] ? addr : "-");
+	/* the address, and the loop's name at a scope */
+	snprintf(title, sizeof title, " program %s  at %s%s%s%s ",
+	    ex->start_file, addr[0] ? addr : "-",
+	    at && *dojo_node_name(at) ? " (" : "",
+	    at ? dojo_node_name(at) : "", at && *dojo_node_name(at) ? ")" : "");
 	ex_frame(ex, r, title, ex->focus == PANE_PROGRAM);
 	if (ex->cur_line < ex->prog_top)
 		ex->prog_top = ex->cur_line;

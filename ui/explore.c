@@ -80,7 +80,7 @@ code_start(const char *code)
 static int
 build_lines(struct explorer *ex)
 {
-	char *text = dojo_program_print(ex->prog, true), *p, *nl;
+	char *text = dojo_program_print_named(ex->prog, true), *p, *nl;
 	int n = 0, cap = 0, gutter = -1;
 
 	free_lines(ex);
@@ -369,7 +369,9 @@ ex_reload(struct explorer *ex)
 	free(ex->code);
 	ex->code = NULL;
 	dojo_strbuf_init(&sb);
-	if (dojo_c_emit(&sb, ex->prog, dojo_c_exact(NULL)) == 0)
+	if (dojo_c_emit_function(&sb, ex->prog, dojo_c_exact(NULL),
+	    &(struct dojo_c_function){ .name = DOJO_C_KERNEL, .names = true })
+	    == 0)
 		ex->code = dojo_strbuf_detach(&sb);
 	else
 		ex->code = strdup(dojo_error_last());

@@ -148,9 +148,11 @@ struct recorder {
 	double start_ns;
 };
 
-/* Record the step "text" to "next" in the session of "rec". */
+/* Record the step "text" from "prev" to "next" in the session of "rec"
+ * (the action with addresses, a loop's name resolved in "prev"). */
 static int
-record_step(struct recorder *rec, const char *text, dojo_program *next)
+record_step(struct recorder *rec, const char *text, dojo_program *prev,
+    dojo_program *next)
 {
 	struct dojo_session_measurement sm, *smp = NULL;
 	struct dojo_session_step step;
@@ -158,7 +160,7 @@ record_step(struct recorder *rec, const char *text, dojo_program *next)
 	struct dojo_action a;
 	char action[256];
 
-	if (dojo_action_parse(&a, text) == 0)
+	if (dojo_action_parse_in(&a, text, prev) == 0)
 		dojo_action_format(action, sizeof action, &a);
 	else
 		snprintf(action, sizeof action, "%s", text);
@@ -204,7 +206,7 @@ apply_one(dojo_program **prog, const char *text, const char *target,
 
 	next = dojo_program_apply_text(*prog, text,
 	    dojo_target_machine(target));
-	if (!next || (rec && record_step(rec, text, next) < 0)) {
+	if (!next || (rec && record_step(rec, text, *prog, next) < 0)) {
 		dojo_program_free(next);
 		snprintf(msg, sizeof msg, "%s", dojo_error_last());
 		return dojo_error_set("%s%s", where, msg);
@@ -345,7 +347,7 @@ apply_run(int argc, char **argv)
 
 	memset(&rec, 0, sizeof rec);
 	dojo_measure_options_init(&rec.mopt);
-	bool addresses = false;
+	bool addresses = false, names = false;
 	dojo_program *prog;
 	char *text;
 
@@ -379,6 +381,9 @@ apply_run(int argc, char **argv)
 			break;
 		case 'a':
 			addresses = true;
+			break;
+		case 'n':
+			names = true;
 			break;
 		case 's':
 			session = v;
@@ -431,7 +436,9 @@ apply_run(int argc, char **argv)
 		if ((is_file[i] ? apply_file(&prog, items[i], target, recp) :
 		    apply_one(&prog, items[i], target, "", recp)) < 0)
 			goto out_free;
-	text = dojo_program_print(prog, addresses);
+	text = names || dojo_program_names_given(prog) ?
+	    dojo_program_print_named(prog, addresses) :
+	    dojo_program_print(prog, addresses);
 	if (!text) {
 		dojo_error_set("out of memory");
 		goto out_free;
@@ -478,6 +485,8 @@ static const struct dojo_option apply_options[] = {
 	    "for stdin)" },
 	{ "output", 'o', "OUT", "write the result to OUT" },
 	{ "addresses", 'a', NULL, "print with the address gutter" },
+	{ "names", 'n', NULL, "print each loop's name before its size "
+	    "(i=512), as when FILE gives names" },
 	{ "target", 't', "T", "c (default) or cuda" },
 	{ "session", 's', "DIR", "record each move as a commit of the session "
 	    "DIR (created, starting at FILE, if it does not exist); FILE must "

@@ -12,7 +12,7 @@
  * check, whose table has none. */
 static int
 read_args(const struct dojo_command *cmd, int argc, char **argv,
-    bool *addresses, const char **file)
+    bool *addresses, bool *names, const char **file)
 {
 	struct dojo_option_parser p;
 	int c;
@@ -22,6 +22,9 @@ read_args(const struct dojo_command *cmd, int argc, char **argv,
 		switch (c) {
 		case 'a':
 			*addresses = true;
+			break;
+		case 'n':
+			*names = true;
 			break;
 		case 'h':
 			dojo_command_print_help(stdout, cmd);
@@ -40,19 +43,22 @@ read_args(const struct dojo_command *cmd, int argc, char **argv,
 static int
 show_run(int argc, char **argv)
 {
-	bool addresses = false;
+	bool addresses = false, names = false;
 	const char *file;
 	dojo_program *prog;
 	char *text;
 	int r;
 
-	r = read_args(&dojo_command_show, argc, argv, &addresses, &file);
+	r = read_args(&dojo_command_show, argc, argv, &addresses, &names,
+	    &file);
 	if (r)
 		return r;
 	prog = dojo_program_read_file(file);
 	if (!prog)
 		return dojo_command_fail();
-	text = dojo_program_print(prog, addresses);
+	text = names || dojo_program_names_given(prog) ?
+	    dojo_program_print_named(prog, addresses) :
+	    dojo_program_print(prog, addresses);
 	dojo_program_free(prog);
 	if (!text) {
 		fprintf(stderr, "perfdojo: out of memory\n");
@@ -71,7 +77,7 @@ check_run(int argc, char **argv)
 	char id[41];
 	int r;
 
-	r = read_args(&dojo_command_check, argc, argv, NULL, &file);
+	r = read_args(&dojo_command_check, argc, argv, NULL, NULL, &file);
 	if (r)
 		return r;
 	prog = dojo_program_read_file(file);
@@ -86,6 +92,8 @@ check_run(int argc, char **argv)
 static const struct dojo_option show_options[] = {
 	{ "addresses", 'a', NULL, "put each line's node address in a left "
 	    "gutter (the scope in cell j of a line is the first j+1 parts)" },
+	{ "names", 'n', NULL, "put each loop's name before its size (i=512), "
+	    "as when FILE gives names" },
 	{ NULL }
 };
 

@@ -406,6 +406,30 @@ dojo_session_index_own(dojo_session *s, const git_oid *id)
 
 /* Reading states. */
 
+/* "prog" (taken), the state of "tree", with the loops' names the tree
+ * keeps (LOOPS_FILE, when it reads as the same state); else as it is. */
+static dojo_program *
+with_loop_names(dojo_session *s, git_tree *tree, dojo_program *prog)
+{
+	const git_tree_entry *te = git_tree_entry_byname(tree, LOOPS_FILE);
+	git_blob *blob = NULL;
+	dojo_program *named;
+
+	if (!te || git_tree_entry_filemode(te) != GIT_FILEMODE_BLOB ||
+	    git_blob_lookup(&blob, s->repo, git_tree_entry_id(te)) < 0)
+		return prog;
+	named = dojo_program_parse(dojo_program_file(prog),
+	    git_blob_rawcontent(blob), (size_t)git_blob_rawsize(blob));
+	git_blob_free(blob);
+	dojo_error_clear();
+	if (named && dojo_program_equal(named, prog)) {
+		dojo_program_free(prog);
+		return named;
+	}
+	dojo_program_free(named);
+	return prog;
+}
+
 __dojo_give dojo_program *
 dojo_session_read_program(dojo_session *s, const git_oid *commit)
 {
@@ -437,6 +461,8 @@ dojo_session_read_program(dojo_session *s, const git_oid *commit)
 	    git_oid_tostr_s(commit));
 	prog = dojo_program_parse(name, git_blob_rawcontent(blob),
 	    (size_t)git_blob_rawsize(blob));
+	if (prog)
+		prog = with_loop_names(s, tree, prog);
 out:
 	git_blob_free(blob);
 	git_tree_free(tree);
@@ -604,21 +630,26 @@ write_commit(git_oid *out, dojo_session *s, dojo_program *prog,
 	git_signature *sig = NULL;
 	git_commit *pc = NULL;
 	git_tree *tree = NULL;
-	git_oid blob, mblob, tid;
+	git_oid blob, mblob, lblob, tid;
 	struct dojo_strbuf sb;
 	char *text = dojo_program_print(prog, false);
+	char *named = dojo_program_print_named(prog, false);
 	int rc = -1;
 
 	dojo_strbuf_init(&sb);
 	dojo_session_format_measurement(&sb, m);
-	if (!text) {
+	if (!text || !named) {
 		dojo_error_set("out of memory");
 		goto out;
 	}
 	if (git_blob_create_from_buffer(&blob, s->repo, text, strlen(text)) < 0 ||
 	    git_blob_create_from_buffer(&mblob, s->repo, sb.s, sb.len) < 0 ||
+	    git_blob_create_from_buffer(&lblob, s->repo, named,
+	    strlen(named)) < 0 ||
 	    git_treebuilder_new(&tb, s->repo, NULL) < 0 ||
 	    git_treebuilder_insert(NULL, tb, PROGRAM_FILE, &blob,
+	    GIT_FILEMODE_BLOB) < 0 ||
+	    git_treebuilder_insert(NULL, tb, LOOPS_FILE, &lblob,
 	    GIT_FILEMODE_BLOB) < 0 ||
 	    git_treebuilder_insert(NULL, tb, MEASUREMENT_FILE, &mblob,
 	    GIT_FILEMODE_BLOB) < 0 ||
@@ -639,6 +670,7 @@ write_commit(git_oid *out, dojo_session *s, dojo_program *prog,
 out:
 	dojo_strbuf_release(&sb);
 	free(text);
+	free(named);
 	git_signature_free(sig);
 	git_commit_free(pc);
 	git_tree_free(tree);
@@ -1008,7 +1040,7 @@ dojo_session_apply(dojo_session *s, const char *action, const char *target,
 
 	if (dojo_session_refresh(s) < 0)
 		return DOJO_FAILED;
-	if (dojo_action_parse(&a, action) < 0)
+	if (dojo_action_parse_in(&a, action, s->prog) < 0)
 		return DOJO_REFUSED;
 	mv = dojo_legality_new(s->prog, dojo_target_machine(target));
 	if (!mv)

@@ -13,6 +13,8 @@
 
 #define PROGRAM_FILE "program.dojo"
 #define MEASUREMENT_FILE "measurement"
+/* the program with its loops' names (a view: the state is PROGRAM_FILE) */
+#define LOOPS_FILE "loops.dojo"
 #define NOTES_REF "refs/notes/commits"
 #define DEFAULT_BRANCH "main"
 

@@ -127,14 +127,16 @@ dojo_view_text(dojo_program *prog, enum dojo_view v)
 	char *text;
 
 	if (v == DOJO_VIEW_PROGRAM) {
-		text = dojo_program_print(prog, false);
+		text = dojo_program_print_named(prog, false);
 		if (!text)
 			dojo_error_set("out of memory");
 		return text;
 	}
 	if (v == DOJO_VIEW_CODE) {
 		dojo_strbuf_init(&sb);
-		if (dojo_c_emit(&sb, prog, dojo_c_exact(NULL)) < 0) {
+		if (dojo_c_emit_function(&sb, prog, dojo_c_exact(NULL),
+		    &(struct dojo_c_function){ .name = DOJO_C_KERNEL,
+		    .names = true }) < 0) {
 			dojo_strbuf_release(&sb);
 			return NULL;
 		}

@@ -9,7 +9,8 @@
 
 enum dojo_view { DOJO_VIEW_PROGRAM, DOJO_VIEW_CODE, DOJO_VIEW_ASM };
 
-/* The text of "prog" in view "v": its canonical text; the C of the C
+/* The text of "prog" in view "v": its text with the loops' names; the C (the
+ * loops' names in comments) of the C
  * target (the fast mode, or the exact one when $PERFDOJO_EXACT says so);
  * or the disassembly of that C compiled as a measurement compiles it
  * (objdump -d of the kernel's function, its addresses and raw bytes left

@@ -24,17 +24,17 @@ cat > want <<'EOF'
  A f32 [16, 16] heap in
  B f32 [16, 16] heap in
  C f32 [16, 16] heap out
--16 | 16 | C[{0}, {1}] = 0
--   |    | 16 | C[{0}, {1}] += A[{0}, {2}] * B[{2}, {1}]
-+16 | 16 | C[{1}, {0}] = 0
-+   |    | 16:v | C[{1}, {0}] += A[{1}, {2}] * B[{2}, {0}]
+-i=16 | j=16 | C[{0}, {1}] = 0
+-     |      | k=16 | C[{0}, {1}] += A[{0}, {2}] * B[{2}, {1}]
++j=16 | i=16 | C[{1}, {0}] = 0
++     |      | k=16:v | C[{1}, {0}] += A[{1}, {2}] * B[{2}, {0}]
 EOF
 diff want out > /dev/null
 ok $? "the unified diff of the programs, as diff -u writes it"
 diff want out | sed 's/^/# /'
 
 "$P" diff main~1 --session s > out
-grep -q '^+++ HEAD (program)$' out && grep -q '^+ *| *| 16:v |' out
+grep -q '^+++ HEAD (program)$' out && grep -q '^+ *| *| k=16:v |' out
 ok $? "B left out is the current state"
 
 "$P" diff --code main~1 main --session s > out

@@ -161,13 +161,14 @@ key d
 dump $tmp/d3
 EOF
 explore mm128.dojo 120x40
-grep -q 'diff HEAD~1 HEAD (program)' d0 && grep -q '│+ *| *| 128:v |' d0
+grep -q 'diff HEAD~1 HEAD (program)' d0 && grep -q '│+ *| *| k=128:v |' d0
 ok $? ":diff compares the parent with the current state in the lower pane"
-grep -q 'diff HEAD~2 HEAD (code)' d1 && grep -q '│+.*#pragma omp simd' d1
+grep -q 'diff HEAD~2 HEAD (code)' d1 &&
+    grep -q '│+ *for (int64_t i0 = 0; i0 < 128; i0++) { /\* j \*/' d1
 ok $? ":diff --code A compares their C"
 grep -q 'marked [0-9a-f]\{7\}: d on another state compares them' d2
 ok $? "d in the history pane marks a state"
-grep -q '│-128 | 128 | C\[{0}, {1}\] = 0' d3 && grep -q '│+128 | 128 | C\[{1}, {0}\] = 0' d3
+grep -q '│-i=128 | j=128 | C\[{0}, {1}\] = 0' d3 && grep -q '│+j=128 | i=128 | C\[{1}, {0}\] = 0' d3
 ok $? "d on another state compares the two"
 
 # v previews the selected move; J previews the next; Esc closes; Enter
@@ -191,12 +192,12 @@ dump $tmp/p3
 EOF
 explore mm128.dojo 120x40
 grep -q 'preview split 0 2 (Enter takes it, Esc closes)' p0 &&
-    grep -q '│+64 | 2 | 128 | C\[{0}\*2 + {1}, {2}\] = 0' p0 &&
+    grep -q '│+i.o=64 | i.i=2 | j=128 | C\[{0}\*2 + {1}, {2}\] = 0' p0 &&
     grep -q '│the C of split 0 2:' p0
 ok $? "v previews the selected move: the diffs of its program and of its C"
 grep -q 'preview split 0 4 ' p1
 ok $? "selecting the next move previews it"
-grep -q 'preview split 0 4 ' p1r && grep -q '│+32 | 4 | 128 |' p1r
+grep -q 'preview split 0 4 ' p1r && grep -q '│+i.o=32 | i.i=4 | j=128 |' p1r
 ok $? "a resize to 200x60 in the middle of a preview keeps it"
 grep -q '│the program of split 0 4:' p1s
 ok $? "... and so does one to 80x24"

@@ -117,6 +117,10 @@ rfactor_apply(dojo_legality *mv, const struct dojo_action *a)
 		goto out_free;
 	memcpy(body->name, s->name, sizeof body->name);
 	memcpy(bl->name, l->name, sizeof bl->name);
+	/* the loops over the partial results: P.init sets them, P.out
+	 * reduces them into X */
+	loop_name_set(init, "%.*s.init", DOJO_MAX_NAME - 8, name);
+	loop_name_set(fin, "%.*s.out", DOJO_MAX_NAME - 8, name);
 	initop->update = DOJO_SET;
 	initop->lhs = partial_access(pa, p0);
 	initop->rhs = dojo_expr_new(DOJO_E_NUM);

@@ -322,7 +322,7 @@ action_moves(struct dojo_action *out, struct handle *h, SCM action,
 	char *a = scm_to_utf8_string(action), *t = scm_to_utf8_string(target);
 	dojo_legality *mv = NULL;
 
-	if (dojo_action_parse(out, a) == 0)
+	if (dojo_action_parse_in(out, a, h->prog) == 0)
 		mv = handle_moves(h, t);
 	free(a);
 	free(t);

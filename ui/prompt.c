@@ -107,20 +107,40 @@ generate(const char *text, int state)
 struct action_words {
 	const char *typed;	/* the action typed so far, before the word */
 	size_t ntyped;
+	dojo_program *prog;
 };
+
+/* The word of "text" after what was typed, if it goes on from it. */
+static void
+action_text_word(const struct action_words *w, const char *text)
+{
+	const char *word;
+
+	if (strncmp(text, w->typed, w->ntyped) != 0)
+		return;
+	word = text + w->ntyped;
+	add_candidate(word, strcspn(word, " "));
+}
 
 static int
 action_word(const struct dojo_action *a, void *payload)
 {
 	struct action_words *w = payload;
-	char text[128];
-	const char *word;
+	char text[128], named[192];
+	dojo_node *node;
+	size_t n;
 
 	dojo_action_format(text, sizeof text, a);
-	if (strncmp(text, w->typed, w->ntyped) != 0)
+	action_text_word(w, text);
+	/* the same with the scope's name for its address: "split i 32" */
+	node = a->npath ? dojo_program_lookup(w->prog, a->path, a->npath) :
+	    NULL;
+	if (!node || !*dojo_node_name(node))
 		return 0;
-	word = text + w->ntyped;
-	add_candidate(word, strcspn(word, " "));
+	n = strcspn(text, " ");
+	snprintf(named, sizeof named, "%.*s %s%s", (int)n, text,
+	    dojo_node_name(node), text + n + 1 + strcspn(text + n + 1, " "));
+	action_text_word(w, named);
 	return 0;
 }
 
@@ -166,7 +186,8 @@ complete(const char *text, int start, int end)
 	for (args = line + n; *args == ' '; args++)
 		;
 	if (strncmp(line, "apply", n) == 0 && n > 0) {
-		struct action_words w = { args, rl_line_buffer + start - args };
+		struct action_words w = { args, rl_line_buffer + start - args,
+		    ex->prog };
 
 		if (ex->moves && (int)(args - rl_line_buffer) <= start)
 			dojo_legality_list(ex->moves, NULL, 0, action_word, &w);

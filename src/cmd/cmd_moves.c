@@ -7,6 +7,7 @@
 #include "src/core/session.h"
 #include "targets/target.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -78,9 +79,14 @@ actions_run(int argc, char **argv)
 	if (why_all && optind == argc - 2) {
 		/* --why ACTION FILE, or FILE --why ACTION: the action is the
 		 * argument that reads as one */
-		struct dojo_action probe;
+		size_t len = strcspn(argv[optind], " \t");
+		int m;
 
-		if (dojo_action_parse(&probe, argv[optind]) == 0) {
+		for (m = 0; m < dojo_move_count(); m++)
+			if (strlen(dojo_move_name(m)) == len &&
+			    !strncmp(dojo_move_name(m), argv[optind], len))
+				break;
+		if (m < dojo_move_count()) {
 			why = argv[optind++];
 		} else {
 			why = argv[optind + 1];
@@ -92,11 +98,18 @@ actions_run(int argc, char **argv)
 	}
 	if (!dojo_target_find(target))
 		return dojo_command_usage(cmd, "%s", dojo_error_last());
-	if (at && (npath = dojo_address_parse(path, at)) < 0)
+	if (at && !isalpha((unsigned char)*at) && *at != '_' &&
+	    (npath = dojo_address_parse(path, at)) < 0)
 		return dojo_command_usage(cmd, "malformed address '%s'", at);
 	prog = dojo_program_read_file(argv[optind]);
 	if (!prog)
 		return dojo_command_fail();
+	/* --at a loop's name */
+	if (at && (isalpha((unsigned char)*at) || *at == '_') &&
+	    (npath = dojo_program_find_loop(prog, at, path)) < 0) {
+		dojo_program_free(prog);
+		return dojo_command_fail();
+	}
 	mv = dojo_legality_new(prog, dojo_target_machine(target));
 	if (!mv)
 		goto out_free_prog;
@@ -105,7 +118,7 @@ actions_run(int argc, char **argv)
 		goto out_free_moves;
 	}
 	if (why) {
-		if (dojo_action_parse(&a, why) < 0)
+		if (dojo_action_parse_in(&a, why, prog) < 0)
 			goto out_free_moves;
 		switch (dojo_legality_check(mv, &a)) {
 		case DOJO_FAILED:

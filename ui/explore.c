@@ -817,6 +817,59 @@ cmd_log(struct explorer *ex, const char *args)
 	ex->focus = PANE_HISTORY;
 }
 
+/* :states [RANK]: every state the last agent's run measured, best first,
+ * in the lower pane; a rank goes to that state (played from the start
+ * on a branch of its own when the history lacks it). */
+static void
+cmd_states(struct explorer *ex, const char *args)
+{
+	struct dojo_run_state *rows = NULL;
+	char run[256], branch[300], title[64], *end;
+	struct dojo_strbuf sb;
+	long rank = 0;
+	int n;
+
+	while (*args == ' ')
+		args++;
+	if (*args) {
+		rank = strtol(args, &end, 10);
+		if (*end || rank < 1) {
+			ex_message(ex, true, "states: '%s'? (states [RANK])",
+			    args);
+			return;
+		}
+		take_over(ex);
+	}
+	if (dojo_session_last_run(ex->session, run, sizeof run) < 0 ||
+	    (n = dojo_session_read_run(ex->session, run, &rows)) < 0) {
+		ex_message(ex, true, "%s", dojo_error_last());
+		return;
+	}
+	if (!rank) {
+		dojo_strbuf_init(&sb);
+		dojo_run_states_format(&sb, run, rows, n);
+		snprintf(title, sizeof title, "states of %.40s", run);
+		ex_show_output(ex, title, dojo_strbuf_detach(&sb));
+		ex_message(ex, false, "%d states of %s, best first: :states "
+		    "RANK goes to one", n, run);
+	} else if (rank > n) {
+		ex_message(ex, true, "run %s has %d state%s: no rank %ld", run,
+		    n, n == 1 ? "" : "s", rank);
+	} else if (dojo_session_take_run_state(ex->session, run,
+	    &rows[rank - 1], (int)rank, ex->target, branch, sizeof branch) !=
+	    DOJO_DONE) {
+		ex_message(ex, true, "%s", dojo_error_last());
+		ex_reload(ex);
+	} else if (ex_reload(ex) < 0) {
+		ex_message(ex, true, "%s", dojo_error_last());
+	} else {
+		ex_message(ex, false, "rank %ld of %s: at %.7s%s%s", rank, run,
+		    ex->head.commit, branch[0] ? " on the new branch " : "",
+		    branch);
+	}
+	dojo_run_states_free(rows, n);
+}
+
 /* Compare revisions "a" and "b" of the session in view "v", into the
  * lower pane. */
 static void
@@ -1088,6 +1141,8 @@ static const struct ex_command commands[] = {
 	    cmd_move },
 	{ "agent", "run|step|suggest [A] [N]", "an agent plays from here "
 	    "(N measurements; pause, stop)", cmd_agent },
+	{ "states", "[RANK]", "every state the last agent's run measured, "
+	    "best first; RANK goes to one", cmd_states },
 	{ "help", "", "the keys and commands", cmd_help },
 	{ "quit", "", "leave (every step is already in the session)",
 	    cmd_quit },

@@ -60,6 +60,8 @@ out_free:
 /* The options of the history commands (each takes some). */
 struct session_args {
 	const char *session, *out;
+	const char *run;		/* states --run */
+	const char *take;		/* states --take */
 	bool graph, keep_going;
 	int first;			/* argv index of the first operand */
 };
@@ -89,6 +91,12 @@ parse_args(struct session_args *a, const struct dojo_command *cmd, int argc,
 			break;
 		case 'k':
 			a->keep_going = true;
+			break;
+		case 'r':
+			a->run = optarg;
+			break;
+		case 't':
+			a->take = optarg;
 			break;
 		}
 	}
@@ -210,6 +218,107 @@ const struct dojo_command dojo_command_log = {
 	    "measured), the\n"
 	    "branches whose tip it is, and best/c for the best state.\n",
 	.run = log_run,
+};
+
+/* perfdojo states */
+
+static void say_where(dojo_session *s);
+
+static int
+states_run(int argc, char **argv)
+{
+	const struct dojo_command *cmd = &dojo_command_states;
+	struct dojo_run_state *rows = NULL;
+	struct session_args a;
+	struct dojo_strbuf sb;
+	char run[256], branch[300], *end, *text;
+	dojo_session *s;
+	int n, rc;
+	long take = 0;
+
+	rc = parse_args(&a, cmd, argc, argv);
+	if (rc)
+		return rc < 0 ? -rc : 0;
+	if (argc - a.first > 1)
+		return dojo_command_usage(cmd, "expected at most one FILE");
+	if (a.take) {
+		take = strtol(a.take, &end, 10);
+		if (*end || take < 1)
+			return dojo_command_usage(cmd, "--take: '%s' is not a "
+			    "rank (1, 2, ...)", a.take);
+	}
+	s = open_session(&a, a.first < argc ? argv[a.first] : NULL);
+	if (!s)
+		return dojo_command_fail();
+	if (a.run)
+		snprintf(run, sizeof run, "%s", a.run);
+	else if (dojo_session_last_run(s, run, sizeof run) < 0)
+		goto fail;
+	n = dojo_session_read_run(s, run, &rows);
+	if (n < 0)
+		goto fail;
+	if (!take) {
+		dojo_strbuf_init(&sb);
+		dojo_run_states_format(&sb, run, rows, n);
+		rc = dojo_command_write(a.out, sb.s ? sb.s : "");
+		dojo_strbuf_release(&sb);
+		goto out;
+	}
+	if (take > n) {
+		dojo_error_set("run %s has %d state%s: no rank %ld", run, n,
+		    n == 1 ? "" : "s", take);
+		goto fail;
+	}
+	if (dojo_session_take_run_state(s, run, &rows[take - 1], (int)take,
+	    "c", branch, sizeof branch) != DOJO_DONE)
+		goto fail;
+	text = dojo_program_print(dojo_session_program(s), false);
+	rc = text ? dojo_command_write(a.out, text) :
+	    dojo_error_set("out of memory");
+	free(text);
+	if (rc == 0 && branch[0])
+		fprintf(stderr, "rank %ld of %s: its %d move%s played on the "
+		    "new branch %s\n", take, run, rows[take - 1].nmoves,
+		    rows[take - 1].nmoves == 1 ? "" : "s", branch);
+	if (rc == 0)
+		say_where(s);
+out:
+	dojo_run_states_free(rows, n);
+	dojo_session_free(s);
+	return rc < 0 ? dojo_command_fail() : 0;
+fail:
+	dojo_run_states_free(rows, 0);
+	dojo_session_free(s);
+	return dojo_command_fail();
+}
+
+static const struct dojo_option states_options[] = {
+	{ NULL, 0, "FILE.dojo", "the session FILE.dojo.session" },
+	{ "session", 's', "DIR", "the session in DIR (default: FILE's, or the "
+	    "current directory when it is a session)" },
+	{ "run", 'r', "BRANCH", "the run whose branch is BRANCH (default: the "
+	    "current branch's, else the last run)" },
+	{ "take", 't', "RANK", "go to the state of that rank and write its "
+	    "kernel (a new branch BRANCH.RANK when the history lacks it)" },
+	{ "output", 'o', "OUT", "write to OUT (default: stdout)" },
+	{ NULL }
+};
+
+const struct dojo_command dojo_command_states = {
+	.name = "states",
+	.args = "[FILE.dojo]",
+	.options = states_options,
+	.summary = "list every state an agent's run measured, best first; "
+	    "take one",
+	.help = "perfdojo tune keeps each state its run measured, with its "
+	    "moves from the\n"
+	    "start, beside the session (runs/BRANCH.tsv).  Each line: the "
+	    "rank, the speedup\n"
+	    "against the start (confirmed in alternate pairs, with its 95% "
+	    "interval, or a\n"
+	    "first look; '!' disturbed), the moves, the state and its last "
+	    "move.\n",
+	.run = states_run,
 };
 
 /* The position of the session, on stderr. */

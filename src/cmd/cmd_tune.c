@@ -9,6 +9,8 @@
 #include "src/core/env.h"
 #include "src/core/session.h"
 #include "src/util/clock.h"
+#include "src/util/strbuf.h"
+#include "targets/runner.h"
 
 #include <errno.h>
 #include <math.h>
@@ -295,6 +297,73 @@ out:
 	return rc;
 }
 
+/* Keep every state the run measured beside the session (runs/BRANCH.tsv),
+ * each with its moves from the start: browsable and taken later
+ * (perfdojo states, the explorer's :states). */
+static int
+record_run(const struct tune_args *a, const char *file, dojo_program *prog,
+    dojo_env *env, const char *branch)
+{
+	struct dojo_run_state *rows;
+	struct dojo_measure_ratio r;
+	struct dojo_strbuf sb;
+	dojo_session *s;
+	int i, k, n = 0, np, rc = -1, longest = 1;
+	int *path = NULL;
+
+	for (i = 0; i < dojo_env_n_states(env); i++)
+		if (dojo_env_depth(env, i) + 1 > longest)
+			longest = dojo_env_depth(env, i) + 1;
+	rows = calloc(dojo_env_n_states(env), sizeof *rows);
+	path = calloc(longest, sizeof *path);
+	if (!rows || !path) {
+		free(rows);
+		free(path);
+		return dojo_error_set("out of memory");
+	}
+	for (i = 1; i < dojo_env_n_states(env); i++) {
+		const struct dojo_measurement *m = dojo_env_measurement(env, i);
+		struct dojo_run_state *row = &rows[n];
+
+		if (!dojo_env_measured(env, i))
+			continue;
+		snprintf(row->state, sizeof row->state, "%s",
+		    dojo_env_state_id(env, i));
+		snprintf(row->outcome, sizeof row->outcome, "%s",
+		    dojo_env_failed(env, i) ? (m ?
+		    dojo_outcome_name(m->outcome) : "failed") : "ok");
+		row->speedup = dojo_env_failed(env, i) ? 0 :
+		    exp(dojo_env_reward(env, i));
+		if (dojo_env_confirmed(env, i, &r)) {
+			row->confirmed = true;
+			row->speedup = r.speedup;
+			row->low = r.low;
+			row->high = r.high;
+		}
+		row->disturbed = m && m->disturbed;
+		np = dojo_env_path(env, i, path, longest);
+		dojo_strbuf_init(&sb);
+		for (k = 1; k < np; k++)
+			dojo_strbuf_printf(&sb, "%s%s", k > 1 ? "; " : "",
+			    dojo_env_action(env, path[k]));
+		row->moves = dojo_strbuf_detach(&sb);
+		if (!row->moves)
+			row->moves = strdup("");
+		row->nmoves = np - 1;
+		n++;
+	}
+	s = dojo_session_at(a->session, file, prog, false);
+	if (s) {
+		rc = dojo_session_write_run(s, branch, rows, n);
+		dojo_session_free(s);
+	}
+	for (i = 0; i < n; i++)
+		free(rows[i].moves);
+	free(rows);
+	free(path);
+	return rc;
+}
+
 /* The path to the best node into "*path" (malloc'ed); its length. */
 static int
 best_path(dojo_env *env, int **path)
@@ -503,7 +572,7 @@ tune_run(int argc, char **argv)
 		goto out_fail;
 	if ((n = best_path(env, &path)) < 0 ||
 	    record_path(&a, file, prog, env, path, n, branch, sizeof branch,
-	    &eo.measure) < 0)
+	    &eo.measure) < 0 || record_run(&a, file, prog, env, branch) < 0)
 		goto out_fail;
 	if (a.json) {
 		print_result_json(&a, file, agent, model, env, path, n, branch,

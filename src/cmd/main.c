@@ -27,6 +27,7 @@ static const struct dojo_command *const commands[] = {
 	&dojo_command_undo,
 	&dojo_command_redo,
 	&dojo_command_branch,
+	&dojo_command_states,
 	&dojo_command_graph,
 	&dojo_command_script,
 	&dojo_command_lib,

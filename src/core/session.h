@@ -208,4 +208,50 @@ int dojo_session_find_state(__dojo_keep dojo_session *s, const char *state,
 int dojo_session_best(__dojo_keep dojo_session *s, const char *target,
     char commit[41]);
 
+/*
+ * The states of an agent's run (session_runs.c).  perfdojo tune keeps
+ * every state its run measured in the file runs/BRANCH.tsv of the session
+ * (runs/agent/auto-1.tsv for the branch agent/auto-1): one row a state,
+ * with its moves from the start, so that any of them can be taken into
+ * the history later, not only the best one the branch holds.
+ */
+struct dojo_run_state {
+	char state[41];
+	char outcome[32];		/* "ok", "crash", "wrong answer" ... */
+	double speedup;			/* against the start: confirmed when
+					   "confirmed", else the first look */
+	bool confirmed;
+	double low, high;		/* its 95% interval, when confirmed */
+	bool disturbed;
+	int nmoves;
+	char *moves;			/* "split 0 2; swap 0" (malloc'ed) */
+};
+/* Write the "n" rows of run "run" (a branch name), replacing what it had
+ * (written whole, then renamed into place). */
+int dojo_session_write_run(__dojo_keep dojo_session *s, const char *run,
+    __dojo_keep const struct dojo_run_state *rows, int n);
+/* The rows of run "run", best first (the speedup, the confirmed first
+ * among equals, then the fewer moves; failed states last): their count,
+ * "*out" to free with dojo_run_states_free; -1 with the last error. */
+int dojo_session_read_run(__dojo_keep dojo_session *s, const char *run,
+    __dojo_give struct dojo_run_state **out);
+void dojo_run_states_free(__dojo_take struct dojo_run_state *rows, int n);
+/* The run to show: the current branch's when it has states, else the one
+ * written last. */
+int dojo_session_last_run(__dojo_keep dojo_session *s, char *out,
+    size_t len);
+/* Go to the state of "row" (number "rank" of run "run"): its commit when
+ * the history has it, else its moves played from the start (checked and
+ * recorded for "target") on the new branch RUN.RANK, whose name goes into
+ * "branch" ("" when none was made). */
+enum dojo_result dojo_session_take_run_state(__dojo_keep dojo_session *s,
+    const char *run, __dojo_keep const struct dojo_run_state *row, int rank,
+    const char *target, char *branch, size_t len);
+/* The rows as a table, one a line under a header, ranked from 1
+ * (perfdojo states, the explorer's :states); '!' marks a disturbed
+ * first look. */
+struct dojo_strbuf;
+void dojo_run_states_format(__dojo_keep struct dojo_strbuf *sb,
+    const char *run, __dojo_keep const struct dojo_run_state *rows, int n);
+
 #endif

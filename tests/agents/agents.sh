@@ -164,6 +164,61 @@ else
 	same "$best" "$(awk -F'\t' '$1 == "confirm" && $8 == "best" { print $2 }' \
 	    "$tmp/d.trace")" "the trace marks the printed best among the confirmed"
 fi
+# every state the run measured, kept beside the session: listed best
+# first, each one taken into the history
+[ -f "$tmp/d/runs/agent/auto-1.tsv" ]
+ok $? "the run's states are kept in the session (runs/agent/auto-1.tsv)"
+"$PERFDOJO" states --session "$tmp/d" > "$tmp/runst" 2> "$tmp/err"
+ok $? "perfdojo states lists them"
+head -1 "$tmp/runst" | grep -q "^run agent/auto-1: $n states measured, best first"
+ok $? "one state a measurement ($n), the last run by default"
+awk 'NR > 2 { print $1 }' "$tmp/runst" | tr '\n' ' ' > "$tmp/ranks"
+same "$(seq 1 "$n" | tr '\n' ' ')" "$(cat "$tmp/ranks")" "ranked from 1"
+awk 'NR > 2 && $2 ~ /x!?$/ { sub(/x!?$/, "", $2); print $2 }' "$tmp/runst" > "$tmp/sp"
+sort -g -r "$tmp/sp" | cmp -s - "$tmp/sp"
+ok $? "best first: the speedups go down"
+states() { sed -n '3,$s/.* \([0-9a-f]\{7\}\)  .*/\1/p' "$tmp/runst"; }
+for st in $(states); do
+	awk -F'\t' -v s="$st" '$1 ~ /^[0-9]+$/ && $2 == s { f = 1 } END { exit !f }' \
+	    "$tmp/d.trace" || echo "$st"
+done > "$tmp/missing"
+same "" "$(cat "$tmp/missing")" "each is a state the trace says was measured"
+last=$(awk 'NR > 2 { r = $1 } END { print r }' "$tmp/runst")
+want=$(states | tail -1)
+"$PERFDOJO" states --session "$tmp/d" --take "$last" -o "$tmp/taken.dojo" \
+    2> "$tmp/err"
+ok $? "states --take RANK goes to that state"
+"$PERFDOJO" check "$tmp/taken.dojo" | grep -q "state $want"
+ok $? "... and writes its kernel (state $want)"
+same "$want" "$(git -C "$tmp/d" show HEAD:program.dojo | git hash-object --stdin | cut -c1-7)" \
+    "the session is now at that state"
+same "" "$(git -C "$tmp/d" fsck 2>&1 | grep -v '^Checking\|^notice')" \
+    "the session is whole (git fsck)"
+"$PERFDOJO" states --session "$tmp/d" --take 999 2> "$tmp/err"
+same 1 $? "a rank past the last fails"
+same "perfdojo: run agent/auto-1 has $n states: no rank 999" "$(cat "$tmp/err")" \
+    "... in one line"
+"$PERFDOJO" states --session "$tmp/d" --run agent/none 2> "$tmp/err"
+same 1 $? "an unknown run fails"
+cat > "$tmp/keys" <<EOF
+type :states
+key Enter
+dump $tmp/sx0
+type :states 1
+key Enter
+dump $tmp/sx1
+key q
+EOF
+HOME=$tmp "$PERFDOJO" explore "$k" --session "$tmp/d" --keys "$tmp/keys" \
+    --size 120x40 > /dev/null 2>&1
+grep -q "states of agent/auto-1" "$tmp/sx0" &&
+    grep -q "rank  speedup  95% interval" "$tmp/sx0"
+ok $? "the explorer's :states shows the run's states in the lower pane"
+first=$(states | head -1)
+grep -q "rank 1 of agent/auto-1: at " "$tmp/sx1"
+ok $? "... and :states 1 goes to the best of them"
+same "$first" "$(git -C "$tmp/d" show HEAD:program.dojo | git hash-object --stdin | cut -c1-7)" \
+    "... whose state is the session's now"
 "$PERFDOJO" tune "$k" --budget 8 --seed 3 --session "$tmp/d" \
     --trace "$tmp/d2.trace" > "$tmp/d2.out" 2> /dev/null
 same_path "$(awk -F'\t' '$1 ~ /^[0-9]+$/ { print $1, $2, $4, $9 }' "$tmp/d.trace")" \

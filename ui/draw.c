@@ -220,6 +220,34 @@ draw_text(struct explorer *ex, int y, int x, int w, const struct ex_line *l,
 
 /* The program pane. */
 
+/* The program pane in a preview: the program the move leads to, '+' in
+ * the gutter of each line the move changes, from a few lines before the
+ * first of them. */
+static void
+draw_preview(struct explorer *ex)
+{
+	const struct ex_rect *r = &ex->r_prog;
+	int rows = r->h - 2, w = r->w - 2, top, y, i;
+	char title[400];
+
+	snprintf(title, sizeof title, " program after %s  (preview: + a "
+	    "changed line) ", ex->pv_action);
+	ex_frame(ex, r, title, ex->focus == PANE_PROGRAM);
+	top = ex->pv_first - 2 > 0 ? ex->pv_first - 2 : 0;
+	if (top + rows > ex->pv_n)
+		top = ex->pv_n - rows > 0 ? ex->pv_n - rows : 0;
+	for (y = 0; y < rows; y++) {
+		i = top + y;
+		blank(r->y + 1 + y, r->x + 1, w, 0);
+		if (i >= ex->pv_n)
+			continue;
+		put(r->y + 1 + y, r->x + 1, 2, ex->pv_changed[i] ? "+" : "",
+		    role(ex, PAIR_GOOD) | A_BOLD);
+		put(r->y + 1 + y, r->x + 3, w - 2, ex->pv_lines[i],
+		    ex->pv_changed[i] ? role(ex, PAIR_GOOD) | A_BOLD : 0);
+	}
+}
+
 static void
 draw_program(struct explorer *ex)
 {
@@ -230,6 +258,10 @@ draw_program(struct explorer *ex)
 
 	dojo_node *at = n > 0 ? dojo_program_lookup(ex->prog, path, n) : NULL;
 
+	if (ex->preview && ex->pv_n > 0) {
+		draw_preview(ex);
+		return;
+	}
 	ex_cursor_address(ex, addr, sizeof addr);
 	/* the address, and the loop's name at a scope */
 	snprintf(title, sizeof title, " program %s  at %s%s%s%s ",

@@ -365,6 +365,7 @@ ex_reload(struct explorer *ex)
 		ex->output = NULL;
 		ex->code_top = ex->code_start;
 		ex->preview = false;
+		ex_preview_clear(ex);
 	}
 	free(ex->code);
 	ex->code = NULL;
@@ -728,6 +729,11 @@ void
 ex_show_output(struct explorer *ex, const char *title, char *text)
 {
 	ex->graph_view = false;
+	/* another output ends a preview */
+	if (ex->preview && strncmp(title, "preview", 7) != 0) {
+		ex->preview = false;
+		ex_preview_clear(ex);
+	}
 	free(ex->output);
 	ex->output = text;
 	snprintf(ex->output_title, sizeof ex->output_title, "%s", title);
@@ -941,6 +947,8 @@ static void
 cmd_emit(struct explorer *ex, const char *args)
 {
 	ex->graph_view = false;
+	ex->preview = false;
+	ex_preview_clear(ex);
 	free(ex->output);
 	ex->output = NULL;
 	ex->code_top = ex->code_start;
@@ -1249,9 +1257,77 @@ cursor_move(struct explorer *ex, int dy, int dx)
 	ex_rebuild_moves(ex);
 }
 
-/* The preview of the selected move in the lower pane: the diffs of the
- * program and of its C from the current state to the state it leads to.
- * Nothing is recorded; Enter takes the move, Esc closes the preview. */
+void
+ex_preview_clear(struct explorer *ex)
+{
+	int i;
+
+	for (i = 0; i < ex->pv_n; i++)
+		free(ex->pv_lines[i]);
+	free(ex->pv_lines);
+	free(ex->pv_changed);
+	ex->pv_lines = NULL;
+	ex->pv_changed = NULL;
+	ex->pv_n = ex->pv_first = 0;
+	ex->pv_action[0] = '\0';
+}
+
+/* The program "next" that the move "action" leads to, for the program
+ * pane: its lines (with the loops' names), each marked when it is not a
+ * line of the current program that the diff keeps. */
+static void
+preview_program(struct explorer *ex, const char *action, dojo_program *next)
+{
+	struct dojo_diff_options all = { "a", "b", 1 << 30, 0 };
+	char *a = dojo_program_print_named(ex->prog, false);
+	char *b = dojo_program_print_named(next, false);
+	struct dojo_strbuf sb;
+	bool differ;
+	char *p, *nl;
+	int n = 0, cap = 0;
+
+	ex_preview_clear(ex);
+	dojo_strbuf_init(&sb);
+	if (!a || !b || dojo_diff(&sb, a, b, &all, &differ) < 0)
+		goto out;
+	ex->pv_first = -1;
+	/* a unified diff with all the lines as context: ' ' and '+' lines
+	 * are the new program's */
+	for (p = sb.s; p && *p; p = *nl ? nl + 1 : nl) {
+		nl = p + strcspn(p, "\n");
+		if ((*p != ' ' && *p != '+') || strncmp(p, "+++ ", 4) == 0)
+			continue;
+		if (n == cap) {
+			cap = cap ? 2 * cap : 32;
+			ex->pv_lines = realloc(ex->pv_lines, cap *
+			    sizeof *ex->pv_lines);
+			ex->pv_changed = realloc(ex->pv_changed, cap *
+			    sizeof *ex->pv_changed);
+			if (!ex->pv_lines || !ex->pv_changed) {
+				ex->pv_n = n;
+				ex_preview_clear(ex);
+				goto out;
+			}
+		}
+		ex->pv_lines[n] = strndup(p + 1, nl - p - 1);
+		ex->pv_changed[n] = *p == '+';
+		if (*p == '+' && ex->pv_first < 0)
+			ex->pv_first = n;
+		ex->pv_n = ++n;
+	}
+	if (ex->pv_first < 0)
+		ex->pv_first = 0;
+	snprintf(ex->pv_action, sizeof ex->pv_action, "%s", action);
+out:
+	dojo_strbuf_release(&sb);
+	free(a);
+	free(b);
+}
+
+/* The preview of the selected move: in the program pane the program it
+ * leads to, its changed lines marked; in the lower pane the diffs of the
+ * program and of its C from the current state to that one.  Nothing is
+ * recorded; Enter takes the move, Esc closes the preview. */
 static void
 preview_update(struct explorer *ex)
 {
@@ -1264,6 +1340,7 @@ preview_update(struct explorer *ex)
 	bool differ;
 	int v;
 
+	ex_preview_clear(ex);
 	if (!ex->preview)
 		return;
 	if (ex->mv_sel >= ex->nlegal || ex->nmv == 0) {
@@ -1274,6 +1351,8 @@ preview_update(struct explorer *ex)
 	action = ex->mv[ex->mv_sel].action;
 	next = dojo_program_apply_text(ex->prog, action,
 	    dojo_target_machine(ex->target));
+	if (next)
+		preview_program(ex, action, next);
 	dojo_strbuf_init(&sb);
 	for (v = 0; next && v < 2; v++) {
 		dojo_strbuf_printf(&sb, "%s%s of %s:\n", v ? "\n" : "",
@@ -1347,6 +1426,7 @@ key_preview(struct explorer *ex, int arg)
 		preview_update(ex);
 		return;
 	}
+	ex_preview_clear(ex);
 	free(ex->output);
 	ex->output = NULL;
 	ex->code_top = ex->code_start;
@@ -2152,6 +2232,7 @@ explorer_release(struct explorer *ex)
 	free(ex->rows);
 	free(ex->code);
 	free(ex->output);
+	ex_preview_clear(ex);
 	ex_graph_release(ex);
 	dojo_graph_cleanup();
 	dojo_legality_free(ex->moves);

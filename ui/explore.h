@@ -121,6 +121,12 @@ struct explorer {
 	bool graph_view, graph_fit;
 	bool preview;			/* the lower pane previews the selected
 					   move (v) */
+	/* the preview in the program pane: the program the move leads to,
+	   each line marked when the move changes it */
+	char **pv_lines;
+	bool *pv_changed;
+	int pv_n, pv_first;		/* lines; the first changed one */
+	char pv_action[128];
 	enum graph_mode graph_mode;
 	struct dojo_layout *layout;
 	char layout_key[256];
@@ -167,6 +173,8 @@ int ex_reload(struct explorer *ex);
 void ex_rebuild_moves(struct explorer *ex);
 int ex_command(struct explorer *ex, const char *line);
 void ex_measure(struct explorer *ex, bool fresh);
+/* Forget the preview of the program pane. */
+void ex_preview_clear(struct explorer *ex);
 /* Show "text" (taken) in the lower pane under "title". */
 void ex_show_output(struct explorer *ex, const char *title, char *text);
 /* The command names and their one-line help, for completion and help. */

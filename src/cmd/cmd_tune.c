@@ -301,7 +301,7 @@ out:
  * each with its moves from the start: browsable and taken later
  * (perfdojo states, the explorer's :states). */
 static int
-record_run(const struct tune_args *a, const char *file, dojo_program *prog,
+record_run(const struct tune_args *a, const char *file,
     dojo_env *env, const char *branch)
 {
 	struct dojo_run_state *rows;
@@ -352,7 +352,8 @@ record_run(const struct tune_args *a, const char *file, dojo_program *prog,
 		row->nmoves = np - 1;
 		n++;
 	}
-	s = dojo_session_at(a->session, file, prog, false);
+	/* opened where it is: the branch's path was just recorded */
+	s = dojo_session_at(a->session, file, NULL, false);
 	if (s) {
 		rc = dojo_session_write_run(s, branch, rows, n);
 		dojo_session_free(s);
@@ -572,7 +573,7 @@ tune_run(int argc, char **argv)
 		goto out_fail;
 	if ((n = best_path(env, &path)) < 0 ||
 	    record_path(&a, file, prog, env, path, n, branch, sizeof branch,
-	    &eo.measure) < 0 || record_run(&a, file, prog, env, branch) < 0)
+	    &eo.measure) < 0 || record_run(&a, file, env, branch) < 0)
 		goto out_fail;
 	if (a.json) {
 		print_result_json(&a, file, agent, model, env, path, n, branch,

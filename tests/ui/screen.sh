@@ -195,13 +195,18 @@ grep -q 'preview split 0 2 (Enter takes it, Esc closes)' p0 &&
     grep -q '│+i.o=64 | i.i=2 | j=128 | C\[{0}\*2 + {1}, {2}\] = 0' p0 &&
     grep -q '│the C of split 0 2:' p0
 ok $? "v previews the selected move: the diffs of its program and of its C"
+grep -q '^┌─ program after split 0 2  (preview: + a changed line)' p0 &&
+    grep -q '^│+ i.o=64 | i.i=2 | j=128 | C\[{0}\*2 + {1}, {2}\] = 0' p0 &&
+    grep -q '^│  A f32 \[128, 128\] heap in' p0
+ok $? "... and the program pane shows the program it leads to, its changed lines marked +"
 grep -q 'preview split 0 4 ' p1
 ok $? "selecting the next move previews it"
 grep -q 'preview split 0 4 ' p1r && grep -q '│+i.o=32 | i.i=4 | j=128 |' p1r
 ok $? "a resize to 200x60 in the middle of a preview keeps it"
 grep -q '│the program of split 0 4:' p1s
 ok $? "... and so does one to 80x24"
-! grep -q 'preview split' p2 && grep -q 'history main, 1 states' p2
+! grep -q 'preview split' p2 && grep -q 'history main, 1 states' p2 &&
+    grep -q 'program mm128.dojo  at 0 (i)' p2 && ! grep -q 'program after' p2
 ok $? "Esc closes the preview and keeps the state"
 ! grep -q 'preview split' p3 && grep -q 'history main, 2 states' p3
 ok $? "Enter takes the previewed move, and the preview closes"

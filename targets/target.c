@@ -2,6 +2,7 @@
 #include "config.h"
 #include "targets/target.h"
 #include "targets/c.h"
+#include "targets/cross.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -12,12 +13,44 @@
 #define CPU_STACK_BYTES (256 << 10)
 #define CPU_REG_ELEMS 256
 
+static const struct dojo_cross_variant aarch64_variants[] = {
+	{ "", "-march=armv8-a", NULL, "Armv8-A with NEON (128-bit vectors)" },
+	{ "sve", "-march=armv8.2-a+sve", "max", "SVE, vectors of the "
+	  "machine's length (qemu: its largest)" },
+	{ "sve256", "-march=armv8.2-a+sve -msve-vector-bits=256",
+	  "max,sve256=on", "SVE with 256-bit vectors (Graviton3, A64FX's "
+	  "half)" },
+};
+static const struct dojo_cross aarch64 = {
+	"aarch64-linux-gnu-gcc", "qemu-aarch64",
+	"gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user",
+	aarch64_variants, 3,
+};
+
+static const struct dojo_cross_variant riscv64_variants[] = {
+	{ "", "-march=rv64gc", NULL, "RV64GC, scalar" },
+	{ "rvv", "-march=rv64gcv", "rv64,v=true,vlen=256", "RV64GCV with "
+	  "the vector extension 1.0 (GCC 12 does not vectorize for it)" },
+};
+static const struct dojo_cross riscv64 = {
+	"riscv64-linux-gnu-gcc", "qemu-riscv64",
+	"gcc-riscv64-linux-gnu libc6-dev-riscv64-cross qemu-user",
+	riscv64_variants, 2,
+};
+
 static const struct dojo_target targets[] = {
 	{ "c", "C11 with OpenMP, compiled and run on this machine",
-	  { "c", false, CPU_STACK_BYTES, CPU_REG_ELEMS }, dojo_c_emit, true },
+	  { "c", false, CPU_STACK_BYTES, CPU_REG_ELEMS }, dojo_c_emit, true,
+	  NULL },
+	{ "aarch64", "C11 with OpenMP for 64-bit Arm, cross-compiled, run "
+	  "by qemu-user or a runner", { "aarch64", false, CPU_STACK_BYTES,
+	  CPU_REG_ELEMS }, dojo_cross_emit, false, &aarch64 },
+	{ "riscv64", "C11 with OpenMP for 64-bit RISC-V, cross-compiled, run "
+	  "by qemu-user or a runner", { "riscv64", false, CPU_STACK_BYTES,
+	  CPU_REG_ELEMS }, dojo_cross_emit, false, &riscv64 },
 	{ "cuda", "CUDA: the GPU moves (grid, block, warp, shared memory); "
 	  "no code yet", { "cuda", true, CPU_STACK_BYTES, CPU_REG_ELEMS },
-	  NULL, false },
+	  NULL, false, NULL },
 };
 static const int n_targets = sizeof targets / sizeof *targets;
 
@@ -54,27 +87,58 @@ dojo_target_names(void)
 	return names;
 }
 
-/* The target called "name", or NULL (no error set). */
+/* The target called "name" ("NAME" or "NAME:VARIANT"), or NULL (no error
+ * set). */
 static const struct dojo_target *
 lookup(const char *name)
 {
+	size_t n = strcspn(name, ":");
 	int i;
 
 	for (i = 0; i < n_targets; i++)
-		if (strcmp(targets[i].name, name) == 0)
-			return &targets[i];
-	return NULL;
+		if (strlen(targets[i].name) == n &&
+		    strncmp(targets[i].name, name, n) == 0)
+			break;
+	if (i == n_targets || (name[n] && (!targets[i].cross ||
+	    !dojo_cross_variant(targets[i].cross, name + n + 1))))
+		return NULL;
+	return &targets[i];
+}
+
+const char *
+dojo_target_variant(const char *name)
+{
+	const char *colon = name ? strchr(name, ':') : NULL;
+
+	return colon ? colon + 1 : "";
 }
 
 const struct dojo_target *
 dojo_target_find(const char *name)
 {
 	const struct dojo_target *t = lookup(name);
+	size_t n = strcspn(name, ":");
+	char why[DOJO_ERROR_MAX];
+	int i;
 
-	if (!t)
+	if (t)
+		return t;
+	for (i = 0; i < n_targets; i++)
+		if (strlen(targets[i].name) == n &&
+		    strncmp(targets[i].name, name, n) == 0)
+			break;
+	/* a known target, an unknown variant */
+	if (i < n_targets && targets[i].cross) {
+		dojo_cross_variant(targets[i].cross, name + n + 1);
+		snprintf(why, sizeof why, "%s", dojo_error_last());
+		dojo_error_set("target %s: %s", targets[i].name, why);
+	} else if (i < n_targets) {
+		dojo_error_set("target %s has no variants", targets[i].name);
+	} else {
 		dojo_error_set("unknown target '%s' (%s)", name,
 		    dojo_target_names());
-	return t;
+	}
+	return NULL;
 }
 
 bool

@@ -18,15 +18,21 @@ struct dojo_target {
 	int (*emit)(struct dojo_strbuf *out, dojo_program *prog, bool exact);
 	bool runs_here;			/* compiled and run on this machine:
 					   run, measure, tune */
+	/* a machine of another architecture (targets/cross.h): its
+	 * compiler, qemu and variants ("aarch64:sve"); NULL for this one's */
+	const struct dojo_cross *cross;
 };
 
 /* The targets, in the order of the table; the first is the default. */
 int dojo_target_count(void);
 const struct dojo_target *dojo_target_at(int i);
 const struct dojo_target *dojo_target_default(void);
-/* The target called "name", or NULL with "unknown target 'NAME' (c or
- * cuda)" as the last error. */
+/* The target called "name" ("NAME" or "NAME:VARIANT", the variant one of
+ * a cross target's), or NULL with "unknown target 'NAME' (c, aarch64,
+ * riscv64 or cuda)" as the last error. */
 const struct dojo_target *dojo_target_find(const char *name);
+/* The variant part of "name" ("sve" for "aarch64:sve"; "" for none). */
+const char *dojo_target_variant(const char *name);
 /* The machine of the target "name" (NULL: the default), or NULL with the
  * error of dojo_target_find. */
 const struct dojo_machine *dojo_target_machine(const char *name);

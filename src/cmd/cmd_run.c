@@ -7,6 +7,7 @@
 #include "targets/measure.h"
 #include "targets/runner.h"
 #include "targets/target.h"
+#include "targets/cross.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -44,6 +45,8 @@ run_run(int argc, char **argv)
 	const struct dojo_command *cmd = &dojo_command_run;
 	struct dojo_option_parser p;
 	const char *inputs = NULL, *outputs = NULL, *file, *target = NULL;
+	const char *runner = NULL;
+	const struct dojo_target *t = NULL;
 	struct dojo_run_result res;
 	struct dojo_run_options ropt = { NULL, NULL, 60, DOJO_RUN_MEMORY };
 	double interp_limit = 0;	/* the interpreter's: only --timeout */
@@ -75,10 +78,18 @@ run_run(int argc, char **argv)
 			break;
 		case 't':
 			target = optarg;
-			if (strcmp(target, "interp") &&
-			    !dojo_target_runs_here(target))
-				return dojo_command_usage(cmd, "unknown target "
-				    "'%s' (interp or c)", target);
+			if (strcmp(target, "interp") == 0)
+				break;
+			t = dojo_target_find(target);
+			if (!t)
+				return dojo_command_usage(cmd, "%s (or interp)",
+				    dojo_error_last());
+			if (!t->runs_here && !t->cross)
+				return dojo_command_usage(cmd, "target %s: no "
+				    "code of its own to run yet", t->name);
+			break;
+		case 'R':
+			runner = optarg;
 			break;
 		case 'C':
 			ropt.cflags = optarg;
@@ -103,6 +114,9 @@ run_run(int argc, char **argv)
 		return p.status;
 	if (optind != argc - 1)
 		return dojo_command_usage(cmd, "expected one FILE");
+	if (runner && (!t || !t->cross))
+		return dojo_command_usage(cmd, "--runner runs a cross target's "
+		    "program (--target aarch64, riscv64)");
 	file = argv[optind];
 	prog = dojo_program_read_file(file);
 	if (!prog)
@@ -120,7 +134,7 @@ run_run(int argc, char **argv)
 		    dojo_data_load_npy(data, b, path) < 0)
 			goto out_free_data;
 	}
-	if (target && strcmp(target, "c") == 0) {
+	if (t) {
 		/* --check: the interpreter on the same inputs */
 		if (check) {
 			want = dojo_data_new(prog, RUN_MAX_BYTES);
@@ -131,8 +145,19 @@ run_run(int argc, char **argv)
 			    interp_limit) < 0)
 				goto out_free_data;
 		}
-		if (dojo_c_run(prog, data, &ropt, &res) < 0)
+		if (t->cross) {
+			struct dojo_cross_options xo = {
+				dojo_target_variant(target), runner,
+				ropt.cflags, dojo_c_exact(&ropt), ropt.timeout, 0
+			};
+			struct dojo_cross_result xr;
+
+			if (dojo_cross_run(t->cross, prog, data, &xo, &xr) < 0)
+				goto out_free_data;
+			res = xr.run;
+		} else if (dojo_c_run(prog, data, &ropt, &res) < 0) {
 			goto out_free_data;
+		}
 		if (res.outcome != DOJO_OUTCOME_OK) {
 			dojo_error_set("%s: %s: %s", file,
 			    dojo_outcome_name(res.outcome), res.message);
@@ -175,12 +200,17 @@ static const struct dojo_option run_options[] = {
 	    "(default: seeded uniform random values)" },
 	{ "outputs", 'o', "DIR", "write each out/inout array to DIR/NAME.npy" },
 	{ "seed", 's', "N", "seed of the random inputs (default 1)" },
-	{ "target", 't', "T", "interp (default: the reference interpreter) or "
-	    "c (generated C, compiled with $CC, run in a child)" },
+	{ "target", 't', "T", "interp (default: the reference interpreter), "
+	    "c (generated C, compiled with $CC, run in a child), or a cross "
+	    "target, aarch64[:sve|sve256] or riscv64[:rvv] (cross-compiled, run "
+	    "by qemu-user or --runner)" },
+	{ "runner", 'R', "CMD", "with a cross target: run 'CMD PROGRAM DIR "
+	    "REPS' (no shell) instead of qemu-user, e.g. a script that runs it "
+	    "on the machine itself (doc/targets.md)" },
 	{ "timeout", 'T', "S", "the time limit: the child's with -t c "
 	    "(default 60), the interpreter's otherwise (default none)" },
 	{ "cflags", 'C', "F", "the compiler's flags with -t c (default \""
-	    DOJO_C_CFLAGS "\")" },
+	    DOJO_C_CFLAGS "\"); more flags with a cross target" },
 	{ "exact", 'x', NULL, DOJO_EXACT_HELP },
 	{ "check", 'c', NULL, "with -t c: also run the interpreter, and fail "
 	    "unless the outputs agree within the tolerance (doc/measure.md)" },

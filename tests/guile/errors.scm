@@ -91,7 +91,7 @@
 (test-perfdojo-error "apply-actions stops at the illegal move"
   (action-refusal (apply-action matmul "split 0 4") "unroll 0")
   (apply-actions matmul '("split 0 4" "unroll 0")))
-(test-perfdojo-error "an unknown target for moves" "unknown target 'tpu' (c or cuda)"
+(test-perfdojo-error "an unknown target for moves" "unknown target 'tpu' (c, aarch64, riscv64 or cuda)"
   (legal-actions matmul #:target "tpu"))
 (test-perfdojo-error "an unknown target for run" "unknown target 'gpu' (interp or c)"
   (run-program matmul #:target "gpu"))

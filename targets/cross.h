@@ -1,0 +1,81 @@
+/* cross.h: kernels for another machine (aarch64, riscv64): the C target's
+ * code with a main of its own, cross-compiled into a standalone program,
+ * run through a runner: qemu-user on this machine, or a command that runs
+ * it on the machine itself (doc/targets.md) */
+#ifndef DOJO_TARGET_CROSS_H
+#define DOJO_TARGET_CROSS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "ir/data.h"
+#include "ir/program.h"
+#include "targets/runner.h"
+
+/* One variant of a cross target: "aarch64:sve". */
+struct dojo_cross_variant {
+	const char *name;		/* "" for the default */
+	const char *cflags;		/* the instruction set: -march=... */
+	const char *qemu_cpu;		/* qemu's -cpu, NULL: its default */
+	const char *about;
+};
+
+/* What a cross target needs. */
+struct dojo_cross {
+	const char *cc;			/* "aarch64-linux-gnu-gcc" */
+	const char *qemu;		/* "qemu-aarch64" */
+	const char *packages;		/* the Debian packages of both */
+	const struct dojo_cross_variant *variants;	/* the first: default */
+	int nvariants;
+};
+
+/* How a program is run. */
+struct dojo_cross_options {
+	const char *variant;		/* NULL or "": the default */
+	/* NULL: qemu-user here.  Else the command (split on blanks, no
+	 * shell) that runs "RUNNER... PROGRAM DIR REPS" on the machine:
+	 * the program reads its inputs from DIR and writes its outputs,
+	 * its times and the machine it ran on there; a runner without a
+	 * shared file system copies PROGRAM and DIR there and DIR back */
+	const char *runner;
+	const char *cflags;		/* more flags (NULL: none) */
+	bool exact;			/* the exact mode (doc/measure.md) */
+	double timeout;			/* seconds for the compiler and for the
+					   run (0: none) */
+	int reps;			/* timed repetitions (0: none) */
+};
+
+struct dojo_cross_result {
+	/* outcome, message; with "reps" the median and its interval */
+	struct dojo_run_result run;
+	/* what the side that ran it says of its machine: "aarch64, 4 cpus,
+	 * Neoverse-N1" (qemu-user: the emulated architecture with this
+	 * machine's processor) */
+	char machine[256];
+	bool emulated;			/* run by qemu-user, no runner */
+};
+
+/* The variant "name" of "x" (NULL or "": the default), or NULL with the
+ * last error listing them. */
+const struct dojo_cross_variant *dojo_cross_variant(
+    __dojo_keep const struct dojo_cross *x, const char *name);
+/* Whether the compiler and qemu of "x" are installed; the first missing
+ * program into "missing" otherwise. */
+bool dojo_cross_installed(__dojo_keep const struct dojo_cross *x,
+    char *missing, size_t len);
+/* The standalone program's C: the kernel (the C target's, in the mode of
+ * "exact") and a main that reads the kernel's arguments from
+ * DIR/NAME.bin, runs it, writes DIR/NAME.out for the out and inout
+ * ones, and with REPS > 0 times REPS more runs into DIR/times. */
+int dojo_cross_emit(__dojo_keep struct dojo_strbuf *out,
+    __dojo_keep dojo_program *prog, bool exact);
+/* Compile "prog" for "x" and run it on "data" (its out and inout buffers
+ * come back when the outcome is ok).  -1 with the last error set only
+ * when it could not be attempted (nothing installed, no folder); a kernel
+ * that fails is an outcome in "res". */
+int dojo_cross_run(__dojo_keep const struct dojo_cross *x,
+    __dojo_keep dojo_program *prog, __dojo_keep dojo_data *data,
+    __dojo_keep const struct dojo_cross_options *opt,
+    __dojo_keep struct dojo_cross_result *res);
+
+#endif

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 const struct dojo_cross_variant *
@@ -36,9 +37,8 @@ dojo_cross_variant(const struct dojo_cross *x, const char *name)
 	return NULL;
 }
 
-/* Whether "prog" is an executable on $PATH. */
-static bool
-on_path(const char *prog)
+bool
+dojo_on_path(const char *prog)
 {
 	const char *path = getenv("PATH"), *p;
 	char file[4096];
@@ -62,7 +62,7 @@ dojo_cross_installed(const struct dojo_cross *x, char *missing, size_t len)
 	int i;
 
 	for (i = 0; i < 2; i++)
-		if (!on_path(need[i])) {
+		if (!dojo_on_path(need[i])) {
 			snprintf(missing, len, "%s", need[i]);
 			return false;
 		}
@@ -451,6 +451,15 @@ remove_dir(const char *dir, const char *const *names, int n)
 	rmdir(dir);
 }
 
+static double
+now_unix(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_REALTIME, &t);
+	return t.tv_sec + t.tv_nsec * 1e-9;
+}
+
 int
 dojo_cross_run(const struct dojo_cross *x, dojo_program *prog,
     dojo_data *data, const struct dojo_cross_options *opt,
@@ -542,8 +551,11 @@ dojo_cross_run(const struct dojo_cross *x, dojo_program *prog,
 	argv[n++] = io;
 	argv[n++] = reps;
 	argv[n] = NULL;
+	res->run.began = now_unix();
 	if (spawn(argv, err, opt->timeout, &st) < 0)
 		goto out;
+	res->run.ended = now_unix();
+	res->run.wall_s = res->run.ended - res->run.began;
 	outcome(&res->run, st, opt->timeout, opt->runner && *opt->runner ?
 	    "the runner" : x->qemu, err, DOJO_OUTCOME_CRASH);
 	snprintf(path, sizeof path, "%s/machine", io);

@@ -59,6 +59,9 @@ struct dojo_cross_result {
  * last error listing them. */
 const struct dojo_cross_variant *dojo_cross_variant(
     __dojo_keep const struct dojo_cross *x, const char *name);
+/* Whether "program" is an executable file, on $PATH unless it names a
+ * path. */
+bool dojo_on_path(const char *program);
 /* Whether the compiler and qemu of "x" are installed; the first missing
  * program into "missing" otherwise. */
 bool dojo_cross_installed(__dojo_keep const struct dojo_cross *x,

@@ -1506,3 +1506,46 @@ dojo_measure_peak(const struct dojo_measure_options *opt, double *gflops)
 	db_close(&db);
 	return rc;
 }
+
+int
+dojo_measure_record_remote(dojo_program *prog, const char *target,
+    const char *machine, const char *build, const struct dojo_run_result *res,
+    const struct dojo_measure_options *opt, struct dojo_measurement *m)
+{
+	struct dojo_measure_run r;
+	struct probe p;
+	char text[2048];
+	struct db db;
+
+	memset(&p, 0, sizeof p);
+	memset(m, 0, sizeof *m);
+	memset(&r, 0, sizeof r);
+	p.prog = prog;
+	p.m = m;
+	dojo_program_id(m->state, prog);
+	/* what the runner's side said of its machine, not this one's */
+	snprintf(text, sizeof text, "target %s\ncodegen %d\nmachine %s\n"
+	    "build %s\n", target, DOJO_C_CODEGEN, machine, build);
+	dojo_sha1_hex(m->fingerprint, "", 0, text, strlen(text));
+	r.began = res->began;
+	r.ended = res->ended;
+	r.median_ns = res->median_ns;
+	r.ci_low_ns = res->ci_low_ns;
+	r.ci_high_ns = res->ci_high_ns;
+	r.reps = res->reps;
+	r.threads = res->threads;
+	r.wall_s = res->wall_s;
+	snprintf(r.source, sizeof r.source, "runner");
+	db_open(&db, opt);
+	db_add_run(&db, m->state, m->fingerprint, &r);
+	m->outcome = DOJO_OUTCOME_OK;
+	m->new_runs = 1;
+	if (db_runs(&db, m->state, m->fingerprint, probe_add, &p) < 0 ||
+	    p.n == 0)
+		probe_add(&r, &p);
+	probe_estimate(&p);
+	db_store(&db, m);
+	db_close(&db);
+	free(p.runs);
+	return 0;
+}

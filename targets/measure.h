@@ -69,6 +69,20 @@ struct dojo_measurement {
 	bool stored;		/* the database has it */
 };
 
+/* A time measured on another machine (a cross target's --runner): one
+ * run of "res", kept in the database as a run of "prog" under the
+ * fingerprint of "target", the "machine" as the runner's side reported
+ * it and the "build" (compiler and flags), so that it never mixes with
+ * this machine's times; the estimate of every run of that fingerprint
+ * into "m".  0 (a database that cannot be written is said, as for
+ * dojo_measure). */
+struct dojo_run_result;
+int dojo_measure_record_remote(__dojo_keep dojo_program *prog,
+    const char *target, const char *machine, const char *build,
+    __dojo_keep const struct dojo_run_result *res,
+    __dojo_keep const struct dojo_measure_options *opt,
+    __dojo_keep struct dojo_measurement *m);
+
 /* A speedup measured as a ratio: the reference and the kernel timed in
  * alternate runs (ABAB...), the ratio of each pair, their geometric mean
  * and its 95% interval. */

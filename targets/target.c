@@ -18,8 +18,7 @@ static const struct dojo_cross_variant aarch64_variants[] = {
 	{ "sve", "-march=armv8.2-a+sve", "max", "SVE, vectors of the "
 	  "machine's length (qemu: its largest)" },
 	{ "sve256", "-march=armv8.2-a+sve -msve-vector-bits=256",
-	  "max,sve256=on", "SVE with 256-bit vectors (Graviton3, A64FX's "
-	  "half)" },
+	  "max,sve256=on", "SVE with 256-bit vectors (as Graviton3's)" },
 };
 static const struct dojo_cross aarch64 = {
 	"aarch64-linux-gnu-gcc", "qemu-aarch64",

@@ -15,7 +15,7 @@ emit_run(int argc, char **argv)
 {
 	const struct dojo_command *cmd = &dojo_command_emit;
 	struct dojo_option_parser p;
-	const char *target = "c", *out = NULL;
+	const char *target = dojo_target_default()->name, *out = NULL;
 	bool exact = dojo_c_exact(NULL);
 	const struct dojo_target *t;
 	struct dojo_strbuf sb;
@@ -41,9 +41,11 @@ emit_run(int argc, char **argv)
 	if (optind != argc - 1)
 		return dojo_command_usage(cmd, "expected one FILE");
 	t = dojo_target_find(target);
-	if (!t || !t->emit)
-		return dojo_command_usage(cmd, "unknown target '%s' (the C "
-		    "target, c, is the one there is)", target);
+	if (!t)
+		return dojo_command_usage(cmd, "%s", dojo_error_last());
+	if (!t->emit)
+		return dojo_command_usage(cmd, "target %s: no code generator "
+		    "yet", t->name);
 	prog = dojo_program_read_file(argv[optind]);
 	if (!prog)
 		return dojo_command_fail();

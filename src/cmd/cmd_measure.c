@@ -5,6 +5,9 @@
 #include "src/core/session.h"
 #include "ir/program.h"
 #include "targets/target.h"
+#include "targets/cross.h"
+#include "ir/data.h"
+#include "ir/interp.h"
 
 #include "ir/moves.h"
 
@@ -13,7 +16,7 @@
 #include <string.h>
 #include <time.h>
 
-enum { OPT_MOVES = 256, OPT_AT };
+enum { OPT_MOVES = 256, OPT_AT, OPT_RUNNER };
 
 /* perfdojo measure --moves [--at ADDR]: every legal move (at ADDR) of
  * "prog", the state it leads to measured as measure measures, its outputs
@@ -203,12 +206,88 @@ print_text(const char *file, const struct dojo_measurement *m,
 		    r->precise ? "" : ", wider than +-5%");
 }
 
+/* The timed repetitions of a cross target's program, after its first
+ * run (checked). */
+#define CROSS_REPS 10
+
+/* perfdojo measure --target aarch64|riscv64: the program timed where it
+ * runs, its outputs checked against the interpreter's; a time under
+ * qemu-user is printed, never kept; one from a runner is kept under the
+ * fingerprint of the machine the runner's side reports. */
+static int
+measure_cross(dojo_program *prog, const char *file, const char *target,
+    const struct dojo_target *t, const char *runner,
+    const struct dojo_measure_options *opt, bool json)
+{
+	struct dojo_cross_options xo = { dojo_target_variant(target), runner,
+	    opt->run.cflags, dojo_c_exact(&opt->run), opt->run.timeout,
+	    CROSS_REPS };
+	struct dojo_cross_result xr;
+	struct dojo_measurement m;
+	dojo_data *data, *want;
+	char build[512], msg[512];
+	int rc = -1;
+
+	data = dojo_data_new(prog, 0);
+	want = dojo_data_new(prog, 0);
+	if (!data || !want)
+		goto out;
+	dojo_data_randomize(data, 1);
+	dojo_data_randomize(want, 1);
+	if (dojo_interp_run_limited(prog, want, opt->run.timeout) < 0 ||
+	    dojo_cross_run(t->cross, prog, data, &xo, &xr) < 0)
+		goto out;
+	memset(&m, 0, sizeof m);
+	dojo_program_id(m.state, prog);
+	m.outcome = xr.run.outcome;
+	snprintf(m.message, sizeof m.message, "%s", xr.run.message);
+	if (m.outcome == DOJO_OUTCOME_OK &&
+	    !dojo_outputs_agree(prog, data, prog, want, msg, sizeof msg)) {
+		m.outcome = DOJO_OUTCOME_WRONG;
+		snprintf(m.message, sizeof m.message, "%s", msg);
+	}
+	if (m.outcome == DOJO_OUTCOME_OK && !xr.emulated) {
+		snprintf(build, sizeof build, "%s %s %s%s%s", t->cross->cc,
+		    dojo_c_mode_name(&opt->run), target, opt->run.cflags ?
+		    " " : "", opt->run.cflags ? opt->run.cflags : "");
+		dojo_measure_record_remote(prog, target, xr.machine, build,
+		    &xr.run, opt, &m);
+	} else if (m.outcome == DOJO_OUTCOME_OK) {
+		m.median_ns = xr.run.median_ns;
+		m.ci_low_ns = xr.run.ci_low_ns;
+		m.ci_high_ns = xr.run.ci_high_ns;
+		m.reps = xr.run.reps;
+		m.runs = m.new_runs = 1;
+	}
+	if (json) {
+		print_json(&m, NULL, dojo_program_ops(prog), 0);
+	} else {
+		print_text(file, &m, NULL, NULL, dojo_program_ops(prog), 0);
+		if (xr.machine[0])
+			printf("on %s\n", xr.machine);
+		if (m.outcome == DOJO_OUTCOME_OK && xr.emulated)
+			printf("emulated by %s: not that machine's time, and not "
+			    "kept (--runner runs it on the machine)\n",
+			    t->cross->qemu);
+		else if (m.outcome == DOJO_OUTCOME_OK)
+			printf("kept under fingerprint %.12s, the machine the "
+			    "runner reported%s\n", m.fingerprint, m.stored ? "" :
+			    " (not stored: see above)");
+	}
+	rc = m.outcome == DOJO_OUTCOME_OK ? 0 : 1;
+out:
+	dojo_data_free(data);
+	dojo_data_free(want);
+	return rc;
+}
+
 static int
 measure_run(int argc, char **argv)
 {
 	const struct dojo_command *cmd = &dojo_command_measure;
 	struct dojo_option_parser p;
-	const char *baseline = NULL, *session = NULL;
+	const char *baseline = NULL, *session = NULL, *target = NULL, *runner = NULL;
+	const struct dojo_target *t = NULL;
 	struct dojo_measure_options opt;
 	struct dojo_measurement m, base;
 	struct dojo_measure_ratio ratio;
@@ -227,9 +306,17 @@ measure_run(int argc, char **argv)
 	while ((c = dojo_option_end(&p, argc, argv)) >= 0) {
 		switch (c) {
 		case 't':
-			if (!dojo_target_runs_here(optarg))
-				return dojo_command_usage(cmd, "unknown target "
-				    "'%s' (c)", optarg);
+			target = optarg;
+			t = dojo_target_find(optarg);
+			if (!t)
+				return dojo_command_usage(cmd, "%s",
+				    dojo_error_last());
+			if (!t->runs_here && !t->cross)
+				return dojo_command_usage(cmd, "target %s: no "
+				    "code of its own to time yet", t->name);
+			break;
+		case OPT_RUNNER:
+			runner = optarg;
 			break;
 		case 'f':
 			opt.fresh = true;
@@ -290,9 +377,23 @@ measure_run(int argc, char **argv)
 		return p.status;
 	if (optind != argc - 1)
 		return dojo_command_usage(cmd, "expected one FILE");
+	if (runner && (!t || !t->cross))
+		return dojo_command_usage(cmd, "--runner runs a cross target's "
+		    "program (--target aarch64, riscv64)");
+	if (t && t->cross && (list || moves || baseline || session ||
+	    want_peak))
+		return dojo_command_usage(cmd, "target %s: a time and its "
+		    "check only (no --history, --moves, --baseline, --session "
+		    "or --peak yet)", t->name);
 	prog = dojo_program_read_file(argv[optind]);
 	if (!prog)
 		return dojo_command_fail();
+	if (t && t->cross) {
+		rc = measure_cross(prog, argv[optind], target, t, runner, &opt,
+		    json);
+		dojo_program_free(prog);
+		return rc < 0 ? dojo_command_fail() : rc ? DOJO_EXIT_ERROR : 0;
+	}
 	if (list) {
 		rc = history(prog, &opt) < 0 ? dojo_command_fail() : 0;
 		dojo_program_free(prog);
@@ -348,7 +449,12 @@ out_free:
 }
 
 static const struct dojo_option measure_options[] = {
-	{ "target", 't', "T", "c (default; the only target that runs here)" },
+	{ "target", 't', "T", "c (default), or a cross target (aarch64, "
+	    "riscv64, with a variant: aarch64:sve): its program timed under "
+	    "qemu-user (printed, never kept) or by --runner on the machine "
+	    "(kept under that machine's fingerprint)" },
+	{ "runner", OPT_RUNNER, "CMD", "with a cross target: run 'CMD PROGRAM "
+	    "DIR REPS' (no shell) on the machine (doc/targets.md)" },
 	{ "fresh", 'f', NULL, "measure again, even when the database knows "
 	    "the state" },
 	{ "json", 'j', NULL, "one JSON object: median_ns, ci_low_ns, "

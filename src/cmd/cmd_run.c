@@ -155,6 +155,10 @@ run_run(int argc, char **argv)
 			if (dojo_cross_run(t->cross, prog, data, &xo, &xr) < 0)
 				goto out_free_data;
 			res = xr.run;
+			/* where it ran, as that side says */
+			if (xr.machine[0])
+				fprintf(stderr, "# ran on %s%s\n", xr.machine,
+				    xr.emulated ? " (qemu-user: emulated)" : "");
 		} else if (dojo_c_run(prog, data, &ropt, &res) < 0) {
 			goto out_free_data;
 		}

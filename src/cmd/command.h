@@ -48,6 +48,7 @@ extern const struct dojo_command dojo_command_emit;
 extern const struct dojo_command dojo_command_measure;
 extern const struct dojo_command dojo_command_log;
 extern const struct dojo_command dojo_command_states;
+extern const struct dojo_command dojo_command_targets;
 extern const struct dojo_command dojo_command_checkout;
 extern const struct dojo_command dojo_command_replay;
 extern const struct dojo_command dojo_command_undo;

@@ -20,6 +20,7 @@ static const struct dojo_command *const commands[] = {
 	&dojo_command_actions,
 	&dojo_command_apply,
 	&dojo_command_emit,
+	&dojo_command_targets,
 	&dojo_command_measure,
 	&dojo_command_log,
 	&dojo_command_checkout,

@@ -56,6 +56,44 @@ dojo_on_path(const char *prog)
 }
 
 bool
+dojo_cross_runner(const char *target, char *out, size_t len)
+{
+	const char *file = getenv("PERFDOJO_RUNNERS");
+	const char *config = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
+	char path[4096], line[4096], *p;
+	size_t base = strcspn(target, ":"), n;
+	bool found = false;
+	FILE *f;
+
+	if (file && *file)
+		snprintf(path, sizeof path, "%s", file);
+	else if (config && *config)
+		snprintf(path, sizeof path, "%s/perfdojo/runners", config);
+	else
+		snprintf(path, sizeof path, "%s/.config/perfdojo/runners",
+		    home ? home : "");
+	f = fopen(path, "r");
+	out[0] = '\0';
+	while (f && fgets(line, sizeof line, f)) {
+		line[strcspn(line, "#\n")] = '\0';
+		p = line + strspn(line, " \t");
+		n = strcspn(p, " \t");
+		if (!n)
+			continue;
+		/* the target with its variant wins over the bare one */
+		if ((n == strlen(target) && !strncmp(p, target, n)) ||
+		    (!found && n == base && !strncmp(p, target, n))) {
+			found = n == strlen(target);
+			p += n + strspn(p + n, " \t");
+			snprintf(out, len, "%s", p);
+		}
+	}
+	if (f)
+		fclose(f);
+	return out[0] != '\0';
+}
+
+bool
 dojo_cross_installed(const struct dojo_cross *x, char *missing, size_t len)
 {
 	const char *need[2] = { x->cc, x->qemu };
@@ -470,15 +508,26 @@ dojo_cross_run(const struct dojo_cross *x, dojo_program *prog,
 	char path[4400], reps[32], missing[128], why[256], cpu[128];
 	const char *argv[256];
 	char **w1 = NULL, **w2 = NULL, **w3 = NULL;
-	const char *tmp = getenv("TMPDIR");
+	const char *tmp = getenv("TMPDIR"), *runner = NULL;
+	char name[64], configured[4096];
 	struct dojo_strbuf sb;
 	int n = 0, b, st, rc = -1;
 
 	memset(res, 0, sizeof *res);
 	if (!(v = dojo_cross_variant(x, opt->variant)))
 		return -1;
+	/* the runner: given, the runners file's, or none ("-") */
+	if (!opt->runner) {
+		snprintf(name, sizeof name, "%s%s%s", x->name,
+		    opt->variant && *opt->variant ? ":" : "",
+		    opt->variant ? opt->variant : "");
+		if (dojo_cross_runner(name, configured, sizeof configured))
+			runner = configured;
+	} else if (strcmp(opt->runner, "-") != 0) {
+		runner = opt->runner;
+	}
 	if (!dojo_cross_installed(x, missing, sizeof missing) &&
-	    (!opt->runner || !strcmp(missing, x->cc)))
+	    (!runner || !strcmp(missing, x->cc)))
 		return dojo_error_set("%s is not installed (Debian: apt-get "
 		    "install %s)", missing, x->packages);
 	snprintf(base, sizeof base, "%s/perfdojo-x-XXXXXX", tmp && *tmp ?
@@ -534,8 +583,8 @@ dojo_cross_run(const struct dojo_cross *x, dojo_program *prog,
 	}
 	/* run: the runner, or qemu-user with the variant's processor */
 	n = 0;
-	if (opt->runner && *opt->runner) {
-		if (add_words(argv, &n, 240, opt->runner, &w3) < 0)
+	if (runner && *runner) {
+		if (add_words(argv, &n, 240, runner, &w3) < 0)
 			goto out;
 	} else {
 		argv[n++] = x->qemu;
@@ -556,7 +605,7 @@ dojo_cross_run(const struct dojo_cross *x, dojo_program *prog,
 		goto out;
 	res->run.ended = now_unix();
 	res->run.wall_s = res->run.ended - res->run.began;
-	outcome(&res->run, st, opt->timeout, opt->runner && *opt->runner ?
+	outcome(&res->run, st, opt->timeout, runner && *runner ?
 	    "the runner" : x->qemu, err, DOJO_OUTCOME_CRASH);
 	snprintf(path, sizeof path, "%s/machine", io);
 	first_line(res->machine, sizeof res->machine, path);

@@ -22,6 +22,7 @@ struct dojo_cross_variant {
 
 /* What a cross target needs. */
 struct dojo_cross {
+	const char *name;		/* the target's: "aarch64" */
 	const char *cc;			/* "aarch64-linux-gnu-gcc" */
 	const char *qemu;		/* "qemu-aarch64" */
 	const char *packages;		/* the Debian packages of both */
@@ -32,11 +33,13 @@ struct dojo_cross {
 /* How a program is run. */
 struct dojo_cross_options {
 	const char *variant;		/* NULL or "": the default */
-	/* NULL: qemu-user here.  Else the command (split on blanks, no
-	 * shell) that runs "RUNNER... PROGRAM DIR REPS" on the machine:
-	 * the program reads its inputs from DIR and writes its outputs,
-	 * its times and the machine it ran on there; a runner without a
-	 * shared file system copies PROGRAM and DIR there and DIR back */
+	/* The command (split on blanks, no shell) that runs "RUNNER...
+	 * PROGRAM DIR REPS" on the machine: the program reads its inputs
+	 * from DIR and writes its outputs, its times and the machine it ran
+	 * on there; a runner without a shared file system copies PROGRAM
+	 * and DIR there and DIR back.  NULL: the target's line in the
+	 * runners file (dojo_cross_runner), else qemu-user here; "-":
+	 * qemu-user here */
 	const char *runner;
 	const char *cflags;		/* more flags (NULL: none) */
 	bool exact;			/* the exact mode (doc/measure.md) */
@@ -59,6 +62,11 @@ struct dojo_cross_result {
  * last error listing them. */
 const struct dojo_cross_variant *dojo_cross_variant(
     __dojo_keep const struct dojo_cross *x, const char *name);
+/* The runner of target "target" ("aarch64:sve", else "aarch64") in the
+ * runners file into "out": $PERFDOJO_RUNNERS, else
+ * $XDG_CONFIG_HOME/perfdojo/runners (~/.config/perfdojo/runners), a line
+ * "TARGET COMMAND..." each, '#' comments.  Whether there is one. */
+bool dojo_cross_runner(const char *target, char *out, size_t len);
 /* Whether "program" is an executable file, on $PATH unless it names a
  * path. */
 bool dojo_on_path(const char *program);

@@ -21,7 +21,7 @@ static const struct dojo_cross_variant aarch64_variants[] = {
 	  "max,sve256=on", "SVE with 256-bit vectors (as Graviton3's)" },
 };
 static const struct dojo_cross aarch64 = {
-	"aarch64-linux-gnu-gcc", "qemu-aarch64",
+	"aarch64", "aarch64-linux-gnu-gcc", "qemu-aarch64",
 	"gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user",
 	aarch64_variants, 3,
 };
@@ -32,7 +32,7 @@ static const struct dojo_cross_variant riscv64_variants[] = {
 	  "the vector extension 1.0 (GCC 12 does not vectorize for it)" },
 };
 static const struct dojo_cross riscv64 = {
-	"riscv64-linux-gnu-gcc", "qemu-riscv64",
+	"riscv64", "riscv64-linux-gnu-gcc", "qemu-riscv64",
 	"gcc-riscv64-linux-gnu libc6-dev-riscv64-cross qemu-user",
 	riscv64_variants, 2,
 };

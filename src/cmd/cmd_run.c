@@ -47,6 +47,7 @@ run_run(int argc, char **argv)
 	const char *inputs = NULL, *outputs = NULL, *file, *target = NULL;
 	const char *runner = NULL;
 	const struct dojo_target *t = NULL;
+	char ran[320] = "";
 	struct dojo_run_result res;
 	struct dojo_run_options ropt = { NULL, NULL, 60, DOJO_RUN_MEMORY };
 	double interp_limit = 0;	/* the interpreter's: only --timeout */
@@ -157,8 +158,9 @@ run_run(int argc, char **argv)
 			res = xr.run;
 			/* where it ran, as that side says */
 			if (xr.machine[0])
-				fprintf(stderr, "# ran on %s%s\n", xr.machine,
-				    xr.emulated ? " (qemu-user: emulated)" : "");
+				snprintf(ran, sizeof ran, "# ran on %s%s\n",
+				    xr.machine, xr.emulated ?
+				    " (qemu-user: emulated)" : "");
 		} else if (dojo_c_run(prog, data, &ropt, &res) < 0) {
 			goto out_free_data;
 		}
@@ -190,6 +192,7 @@ run_run(int argc, char **argv)
 			goto out_free_data;
 		dojo_data_print_checksum(stdout, data, b);
 	}
+	fputs(ran, stderr);
 	rc = 0;
 out_free_data:
 	dojo_data_free(want);

@@ -593,7 +593,12 @@ draw_status(struct explorer *ex)
 		/* median +- spread (runs), the rate and its share of the
 		 * peak; a '!' on a number of a busy machine */
 		ex_format_time(ft, sizeof ft, h->m.median_ns);
-		snprintf(t, sizeof t, "%s%s +-%.1f%% x%d", ft,
+		/* the target that timed it, when it is not the one the
+		 * moves are for: never a CPU time shown as a GPU's */
+		snprintf(t, sizeof t, "%s%s%s%s%s +-%.1f%% x%d",
+		    strcmp(h->m.target, ex->target) ? "(" : "",
+		    strcmp(h->m.target, ex->target) ? h->m.target : "",
+		    strcmp(h->m.target, ex->target) ? ") " : "", ft,
 		    h->m.disturbed ? "!" : "", 100 * h->m.spread, h->m.runs);
 		if (h->m.ops > 0 && h->m.median_ns > 0 &&
 		    h->m.peak_gflops > 0)

@@ -467,8 +467,13 @@ ex_measure(struct explorer *ex, bool fresh)
 		ex_message(ex, true, "measure: %s", dojo_error_last());
 		return;
 	}
-	ex_message(ex, false, "measuring %.7s in the background",
-	    ex->head.commit);
+	if (dojo_target_runs_here(ex->target))
+		ex_message(ex, false, "measuring %.7s in the background",
+		    ex->head.commit);
+	else
+		ex_message(ex, false, "measuring %.7s in the background with "
+		    "the %s target (%s has no code to time here)",
+		    ex->head.commit, dojo_target_default()->name, ex->target);
 }
 
 /* Take the result of a measurement that ended. */

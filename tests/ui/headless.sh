@@ -316,4 +316,13 @@ ok $? "with the reason"
 "$PERFDOJO" explore "$k" --session "$tmp/new" --keys "$tmp/q"
 ok $? "a new session for it with --session"
 
+# the target that timed a state is named when it is not the explorer's:
+# cuda has no code to time, so m times its C, shown as (c)
+printf 'key m\nwait\ndump %s\nkey q\n' "$tmp/cu" > "$tmp/cukeys"
+"$PERFDOJO" explore "$k" --session "$tmp/cu.s" --target cuda \
+    --keys "$tmp/cukeys" --size 120x30
+grep -q 'target cuda .* time (c) [0-9.]* [nmu]*s' "$tmp/cu" &&
+    grep -q 'measured [0-9a-f]*: ' "$tmp/cu"
+ok $? "with --target cuda the time is labelled with the target that timed it, c"
+
 done_testing

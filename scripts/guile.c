@@ -426,7 +426,7 @@ prim_run_program(SCM p, SCM target, SCM seed, SCM timeout)
 	if (!data)
 		goto out;
 	dojo_data_randomize(data, s);
-	if (strcmp(t, "c") == 0) {
+	if (dojo_target_runs_here(t)) {
 		if (dojo_c_run(prog, data, &ropt, &res) < 0)
 			goto out;
 		if (res.outcome != DOJO_OUTCOME_OK) {

@@ -23,6 +23,10 @@ struct dojo_target {
 	const struct dojo_cross *cross;
 };
 
+/* The name of the default target, this machine's ("c"): what a command
+ * measures and records when no target is named. */
+#define DOJO_TARGET_HOST (dojo_target_default()->name)
+
 /* The targets, in the order of the table; the first is the default. */
 int dojo_target_count(void);
 const struct dojo_target *dojo_target_at(int i);

@@ -342,7 +342,7 @@ ex_reload(struct explorer *ex)
 			ex->head = ex->rows[i].e;
 			ex->hist_sel = i;
 		}
-	if (dojo_session_best(ex->session, "c", best) == 0)
+	if (dojo_session_best(ex->session, DOJO_TARGET_HOST, best) == 0)
 		for (i = 0; i < ex->nrows; i++)
 			if (strcmp(ex->rows[i].e.commit, best) == 0) {
 				ex->best = ex->rows[i].e;
@@ -2257,7 +2257,7 @@ dojo_explore(const struct dojo_explore_options *opt)
 
 	memset(&ex, 0, sizeof ex);
 	ex.opt = opt;
-	ex.target = opt->target ? opt->target : "c";
+	ex.target = opt->target ? opt->target : DOJO_TARGET_HOST;
 	ex.measure.fd = ex.agent.fd = -1;
 	ex.graph_fit = true;
 	setlocale(LC_ALL, "");

@@ -21,7 +21,7 @@ explore_run(int argc, char **argv)
 	int c;
 
 	memset(&opt, 0, sizeof opt);
-	opt.target = "c";
+	opt.target = DOJO_TARGET_HOST;
 	dojo_option_parser_init(&p, cmd);
 	while ((c = dojo_option_end(&p, argc, argv)) >= 0) {
 		switch (c) {

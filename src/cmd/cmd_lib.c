@@ -311,7 +311,7 @@ lib_run(int argc, char **argv)
 	int c, i, n, rc = DOJO_EXIT_ERROR;
 
 	memset(&a, 0, sizeof a);
-	a.target = "c";
+	a.target = DOJO_TARGET_HOST;
 	dojo_option_parser_init(&p, cmd);
 	while ((c = dojo_option_end(&p, argc, argv)) >= 0) {
 		switch (c) {

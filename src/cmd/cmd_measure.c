@@ -26,7 +26,7 @@ static int
 measure_moves(dojo_program *prog, const char *file, const char *at,
     const struct dojo_measure_options *opt)
 {
-	const struct dojo_machine *machine = dojo_target_machine("c");
+	const struct dojo_machine *machine = dojo_target_machine(DOJO_TARGET_HOST);
 	struct dojo_measurement base, m;
 	int path[DOJO_MAX_DEPTH], n = 0, i, nact = 0, rc = -1;
 	char **act = NULL;
@@ -102,7 +102,7 @@ record(const char *dir, dojo_program *prog,
 	}
 	if (dojo_session_measure_start(s, opt, &start_ns) < 0)
 		goto out;
-	dojo_session_measurement_from(&sm, m, "c", start_ns);
+	dojo_session_measurement_from(&sm, m, DOJO_TARGET_HOST, start_ns);
 	sm.ops = dojo_program_ops(prog);
 	sm.peak_gflops = peak;
 	if (dojo_session_confirm(s, prog, opt, &sm) == 0)

@@ -47,7 +47,7 @@ actions_run(int argc, char **argv)
 {
 	const struct dojo_command *cmd = &dojo_command_actions;
 	struct dojo_option_parser p;
-	const char *at = NULL, *why = NULL, *target = "c";
+	const char *at = NULL, *why = NULL, *target = DOJO_TARGET_HOST;
 	int path[DOJO_MAX_DEPTH], npath = 0, c, rc = DOJO_EXIT_ERROR;
 	bool why_all = false;
 	struct dojo_action a;
@@ -181,7 +181,7 @@ record_step(struct recorder *rec, const char *text, dojo_program *prev,
 		if (dojo_measure_against(next, dojo_session_start(rec->session),
 		    &rec->want, &rec->mopt, &m) < 0)
 			return -1;
-		dojo_session_measurement_from(&sm, &m, "c", rec->start_ns);
+		dojo_session_measurement_from(&sm, &m, DOJO_TARGET_HOST, rec->start_ns);
 		if (dojo_session_confirm(rec->session, next, &rec->mopt,
 		    &sm) < 0)
 			return -1;
@@ -351,7 +351,7 @@ static int
 apply_run(int argc, char **argv)
 {
 	const struct dojo_command *cmd = &dojo_command_apply;
-	const char *out = NULL, *file = NULL, *target = "c", *v;
+	const char *out = NULL, *file = NULL, *target = DOJO_TARGET_HOST, *v;
 	const char *session = NULL;
 	struct recorder rec, *recp = NULL;
 	const char **items;

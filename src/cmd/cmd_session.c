@@ -181,7 +181,7 @@ log_run(int argc, char **argv)
 	s = open_session(&a, a.first < argc ? argv[a.first] : NULL);
 	if (!s)
 		return dojo_command_fail();
-	if (dojo_session_best(s, "c", best) == 0)
+	if (dojo_session_best(s, DOJO_TARGET_HOST, best) == 0)
 		p.best = best;
 	dojo_strbuf_init(&sb);
 	if (a.graph) {
@@ -270,7 +270,7 @@ states_run(int argc, char **argv)
 		goto fail;
 	}
 	if (dojo_session_take_run_state(s, run, &rows[take - 1], (int)take,
-	    "c", branch, sizeof branch) != DOJO_DONE)
+	    DOJO_TARGET_HOST, branch, sizeof branch) != DOJO_DONE)
 		goto fail;
 	text = dojo_program_print(dojo_session_program(s), false);
 	rc = text ? dojo_command_write(a.out, text) :

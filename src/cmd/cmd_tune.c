@@ -11,6 +11,7 @@
 #include "src/util/clock.h"
 #include "src/util/strbuf.h"
 #include "targets/runner.h"
+#include "targets/target.h"
 
 #include <errno.h>
 #include <math.h>
@@ -236,7 +237,7 @@ session_measurement(struct dojo_session_measurement *sm, dojo_env *env,
 	struct dojo_measure_ratio r;
 
 	if (m)
-		dojo_session_measurement_from(sm, m, "c", start_ns);
+		dojo_session_measurement_from(sm, m, DOJO_TARGET_HOST, start_ns);
 	else
 		memset(sm, 0, sizeof *sm);
 	if (m && dojo_env_confirmed(env, node, &r))

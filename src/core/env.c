@@ -58,7 +58,7 @@ dojo_env_options_init(struct dojo_env_options *opt)
 	/* a state's first look is its first clean run, whatever runs its
 	 * confirmations add: a search replays from the database */
 	opt->measure.stable = true;
-	opt->target = "c";
+	opt->target = DOJO_TARGET_HOST;
 }
 
 uint64_t
@@ -255,7 +255,7 @@ dojo_env_new(dojo_program *start, const struct dojo_env_options *opt)
 	}
 	env->opt = *opt;
 	if (!env->opt.target)
-		env->opt.target = "c";
+		env->opt.target = DOJO_TARGET_HOST;
 	clock_gettime(CLOCK_MONOTONIC, &env->t0);
 	if (add_node(env, dojo_program_copy(start), -1, "") < 0 ||
 	    measure(env, 0) < 0)

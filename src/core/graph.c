@@ -7,6 +7,7 @@
  * is in these three files. */
 #include "config.h"
 #include "src/core/graph.h"
+#include "targets/target.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -493,7 +494,7 @@ dojo_graph_history(struct dojo_session *s)
 	dojo_graph_quiet();
 	if (dojo_session_rows(s, &rows, &n) < 0)
 		return NULL;
-	if (dojo_session_best(s, "c", best) < 0)
+	if (dojo_session_best(s, DOJO_TARGET_HOST, best) < 0)
 		best[0] = '\0';
 	g = agopen((char *)"history", Agdirected, NULL);
 	if (!g) {

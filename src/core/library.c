@@ -207,7 +207,7 @@ dojo_lib_new(const char *name, const char *target, bool exact,
 
 	if (!t)
 		return NULL;
-	if (!t->emit || strcmp(t->name, "c") != 0) {
+	if (!t->emit || !t->runs_here) {
 		dojo_error_set("target '%s' cannot make a library yet (c can)",
 		    target);
 		return NULL;

@@ -56,7 +56,7 @@ dojo_session_rev(char buf[64], const char *rev, const char *target)
 {
 	if (strcmp(rev, "best") != 0)
 		return rev;
-	snprintf(buf, 64, "best/%s", target ? target : "c");
+	snprintf(buf, 64, "best/%s", target ? target : DOJO_TARGET_HOST);
 	return buf;
 }
 

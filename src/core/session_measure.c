@@ -14,6 +14,7 @@
 #include "src/util/error.h"
 #include "src/util/strbuf.h"
 #include "src/core/session_private.h"
+#include "targets/target.h"
 
 /* A measurement as text: "key: value" lines, in a note or the measurement
  * file of a commit. */
@@ -271,7 +272,7 @@ dojo_session_measure_start(dojo_session *s,
 	dojo_session_read_measurement(s, &s->commits[r].id, &sm);
 	if (sm.measured && strcmp(sm.fingerprint, m.fingerprint) == 0)
 		return 0;
-	dojo_session_measurement_from(&sm, &m, "c", *start_ns);
+	dojo_session_measurement_from(&sm, &m, DOJO_TARGET_HOST, *start_ns);
 	git_oid_tostr(hex, sizeof hex, &s->commits[r].id);
 	return dojo_session_record(s, hex, &sm);
 }
@@ -342,7 +343,7 @@ dojo_session_measure(dojo_session *s, const char *commit,
 		return -1;
 	rc = dojo_measure(prog, s->start, opt, &m);
 	if (rc == 0) {
-		dojo_session_measurement_from(&sm, &m, "c", start_ns);
+		dojo_session_measurement_from(&sm, &m, DOJO_TARGET_HOST, start_ns);
 		sm.ops = dojo_program_ops(prog);
 		rc = dojo_session_confirm(s, prog, opt, &sm);
 	}

@@ -293,61 +293,6 @@ dojo_cross_emit(struct dojo_strbuf *out, dojo_program *prog, bool exact)
  * Compiling and running.
  */
 
-/* Run "argv" (its first word looked up on $PATH) with stderr into the
- * file "err" and stdout to /dev/null, under "timeout" when "limit" > 0;
- * its wait status into "*status".  0, or -1 with the last error set. */
-static int
-spawn(const char **argv, const char *err, double limit, int *status)
-{
-	const char **full;
-	char secs[32];
-	pid_t pid;
-	int n = 0, i, fd;
-
-	for (i = 0; argv[i]; i++)
-		;
-	full = calloc(i + 6, sizeof *full);
-	if (!full)
-		return dojo_error_set("out of memory");
-	if (limit > 0) {
-		snprintf(secs, sizeof secs, "%.0f", limit + 0.499);
-		full[n++] = "timeout";
-		full[n++] = "-k";
-		full[n++] = "2";
-		full[n++] = secs;
-	}
-	for (i = 0; argv[i]; i++)
-		full[n++] = argv[i];
-	full[n] = NULL;
-	pid = fork();
-	if (pid < 0) {
-		free(full);
-		return dojo_error_set("fork: %s", strerror(errno));
-	}
-	if (pid == 0) {
-		fd = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-		if (fd >= 0 && fd != 2) {
-			dup2(fd, 2);
-			close(fd);
-		}
-		fd = open("/dev/null", O_RDWR);
-		if (fd >= 0) {
-			dup2(fd, 0);
-			dup2(fd, 1);
-			close(fd);
-		}
-		execvp(full[0], (char *const *)full);
-		dprintf(2, "%s: %s\n", full[0], errno == ENOENT ? "not found" :
-		    strerror(errno));
-		_exit(127);
-	}
-	free(full);
-	while (waitpid(pid, status, 0) < 0)
-		if (errno != EINTR)
-			return dojo_error_set("waitpid: %s", strerror(errno));
-	return 0;
-}
-
 /* The first line of the file "path" that is not blank, into "out". */
 static void
 first_line(char *out, size_t len, const char *path)
@@ -564,7 +509,7 @@ dojo_cross_run(const struct dojo_cross *x, dojo_program *prog,
 	argv[n++] = src;
 	argv[n++] = "-lm";
 	argv[n] = NULL;
-	if (spawn(argv, err, opt->timeout, &st) < 0)
+	if (dojo_spawn(argv, err, opt->timeout, &st) < 0)
 		goto out;
 	outcome(&res->run, st, opt->timeout, x->cc, err,
 	    DOJO_OUTCOME_COMPILE_ERROR);
@@ -601,7 +546,7 @@ dojo_cross_run(const struct dojo_cross *x, dojo_program *prog,
 	argv[n++] = reps;
 	argv[n] = NULL;
 	res->run.began = now_unix();
-	if (spawn(argv, err, opt->timeout, &st) < 0)
+	if (dojo_spawn(argv, err, opt->timeout, &st) < 0)
 		goto out;
 	res->run.ended = now_unix();
 	res->run.wall_s = res->run.ended - res->run.began;

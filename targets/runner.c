@@ -190,6 +190,60 @@ compile_limit(const struct dojo_run_options *opt)
 	return opt && opt->timeout > 0 ? opt->timeout + 0.499 : 0;
 }
 
+int
+dojo_spawn(const char **argv, const char *err, double limit, int *status)
+{
+	const char **full;
+	char secs[32];
+	pid_t pid, self = getpid();
+	int n = 0, i, fd;
+
+	for (i = 0; argv[i]; i++)
+		;
+	full = calloc(i + 6, sizeof *full);
+	if (!full)
+		return dojo_error_set("out of memory");
+	if (limit > 0) {
+		snprintf(secs, sizeof secs, "%.0f", limit + 0.499);
+		full[n++] = "timeout";
+		full[n++] = "-k";
+		full[n++] = "2";
+		full[n++] = secs;
+	}
+	for (i = 0; argv[i]; i++)
+		full[n++] = argv[i];
+	full[n] = NULL;
+	pid = fork();
+	if (pid < 0) {
+		free(full);
+		return dojo_error_set("fork: %s", strerror(errno));
+	}
+	if (pid == 0) {
+		dojo_child_die_with_parent(self);
+		fd = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+		if (fd >= 0 && fd != 2) {
+			dup2(fd, 2);
+			close(fd);
+		}
+		fd = open("/dev/null", O_RDWR);
+		if (fd >= 0) {
+			dup2(fd, 0);
+			dup2(fd, 1);
+			close(fd);
+		}
+		execvp(full[0], (char *const *)full);
+		/* the words the message readers look for */
+		dprintf(2, "%s: %s\n", full[0], errno == ENOENT ? "not found" :
+		    strerror(errno));
+		_exit(127);
+	}
+	free(full);
+	while (waitpid(pid, status, 0) < 0)
+		if (errno != EINTR)
+			return dojo_error_set("waitpid: %s", strerror(errno));
+	return 0;
+}
+
 /* Run the compiler on "src" into "so", its complaints into the file
  * "err", and wait for it; the run's time limit bounds it too (a kernel
  * unrolled into megabytes of C can keep it busy for many minutes).  No
@@ -201,26 +255,18 @@ run_compiler(int *status, const char *src, const char *so, const char *err,
     const struct dojo_run_options *opt)
 {
 	const char *cc, *mode, *flags, **argv = NULL;
-	char **ccw, **mw, **fw, limit[32];
-	int ncc = 0, nm = 0, nf = 0, n = 0, i, fd, rc = -1;
-	pid_t pid, self = getpid();
+	char **ccw, **mw, **fw;
+	int ncc = 0, nm = 0, nf = 0, n = 0, i, rc = -1;
 
 	compiler(&cc, &mode, &flags, opt);
 	ccw = dojo_split_words(cc, &ncc);
 	mw = dojo_split_words(mode, &nm);
 	fw = dojo_split_words(flags, &nf);
 	if (ccw)
-		argv = malloc((ncc + nm + nf + 12) * sizeof *argv);
+		argv = malloc((ncc + nm + nf + 8) * sizeof *argv);
 	if (!ccw || !mw || !fw || !argv) {
 		dojo_error_set("out of memory");
 		goto out_free;
-	}
-	if (compile_limit(opt) > 0) {
-		snprintf(limit, sizeof limit, "%.0f", compile_limit(opt));
-		argv[n++] = "timeout";
-		argv[n++] = "-k";
-		argv[n++] = "2";
-		argv[n++] = limit;
 	}
 	if (ncc == 0)
 		argv[n++] = "cc";
@@ -237,30 +283,7 @@ run_compiler(int *status, const char *src, const char *so, const char *err,
 	argv[n++] = src;
 	argv[n++] = "-lm";
 	argv[n] = NULL;
-	pid = fork();
-	if (pid < 0) {
-		dojo_error_set("fork: %s", strerror(errno));
-		goto out_free;
-	}
-	if (pid == 0) {
-		dojo_child_die_with_parent(self);
-		fd = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-		if (fd >= 0 && fd != 2) {
-			dup2(fd, 2);
-			close(fd);
-		}
-		execvp(argv[0], (char *const *)argv);
-		/* the words the message reader looks for */
-		dprintf(2, "%s: %s\n", argv[0], errno == ENOENT ? "not found" :
-		    strerror(errno));
-		_exit(127);
-	}
-	while (waitpid(pid, status, 0) < 0)
-		if (errno != EINTR) {
-			dojo_error_set("waitpid: %s", strerror(errno));
-			goto out_free;
-		}
-	rc = 0;
+	rc = dojo_spawn(argv, err, opt ? opt->timeout : 0, status);
 out_free:
 	free(argv);
 	free(ccw);

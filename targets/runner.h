@@ -101,6 +101,14 @@ const char *dojo_outcome_name(enum dojo_outcome o);
  * PR_SET_PDEATHSIG, kept across exec), at once when it died already. */
 void dojo_child_die_with_parent(pid_t parent);
 
+/* Run "argv" (its first word looked up on $PATH; no shell) in a child
+ * that dies with this process, stdin and stdout /dev/null, stderr into the file
+ * "err", under timeout(1) when "limit" > 0 (its whole seconds rounded
+ * up, then SIGKILL 2 s later); its wait status into "*status".  0, or -1
+ * with the last error set (no child). */
+int dojo_spawn(const char **argv, const char *err, double limit,
+    int *status);
+
 /* Compile "prog" with the C target and run it, in a child process, on the
  * kernel arguments of "data"; the out and inout buffers come back into
  * "data" when the outcome is ok.  -1 (last error set) only when the run

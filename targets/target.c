@@ -104,6 +104,19 @@ lookup(const char *name)
 	return &targets[i];
 }
 
+const struct dojo_target *
+dojo_target_runnable(const char *name)
+{
+	const struct dojo_target *t = dojo_target_find(name);
+
+	if (t && !t->runs_here && !t->cross) {
+		dojo_error_set("target %s: no code of its own to run yet",
+		    t->name);
+		return NULL;
+	}
+	return t;
+}
+
 const char *
 dojo_target_variant(const char *name)
 {

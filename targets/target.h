@@ -35,6 +35,10 @@ const struct dojo_target *dojo_target_default(void);
  * a cross target's), or NULL with "unknown target 'NAME' (c, aarch64,
  * riscv64 or cuda)" as the last error. */
 const struct dojo_target *dojo_target_find(const char *name);
+/* The target "name" when its code can run: here, or through qemu-user or
+ * a runner (c, the cross targets); else NULL with the last error set
+ * ("target cuda: no code of its own to run yet"). */
+const struct dojo_target *dojo_target_runnable(const char *name);
 /* The variant part of "name" ("sve" for "aarch64:sve"; "" for none). */
 const char *dojo_target_variant(const char *name);
 /* The machine of the target "name" (NULL: the default), or NULL with the

@@ -307,13 +307,9 @@ measure_run(int argc, char **argv)
 		switch (c) {
 		case 't':
 			target = optarg;
-			t = dojo_target_find(optarg);
-			if (!t)
+			if (!(t = dojo_target_runnable(optarg)))
 				return dojo_command_usage(cmd, "%s",
 				    dojo_error_last());
-			if (!t->runs_here && !t->cross)
-				return dojo_command_usage(cmd, "target %s: no "
-				    "code of its own to time yet", t->name);
 			break;
 		case OPT_RUNNER:
 			runner = optarg;

@@ -81,13 +81,9 @@ run_run(int argc, char **argv)
 			target = optarg;
 			if (strcmp(target, "interp") == 0)
 				break;
-			t = dojo_target_find(target);
-			if (!t)
+			if (!(t = dojo_target_runnable(target)))
 				return dojo_command_usage(cmd, "%s (or interp)",
 				    dojo_error_last());
-			if (!t->runs_here && !t->cross)
-				return dojo_command_usage(cmd, "target %s: no "
-				    "code of its own to run yet", t->name);
 			break;
 		case 'R':
 			runner = optarg;

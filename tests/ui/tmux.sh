@@ -146,6 +146,22 @@ ok $? "a larger terminal shows the explorer again"
 [ "$(screen | awk '{ if (length($0) > m) m = length($0) } END { print m }')" -gt 100 ]
 ok $? "and uses the width"
 
+# at 200x60: each loop's name in the program pane; the preview of the
+# selected move in the program pane, its changed lines marked
+t resize-window -t explore -x 200 -y 60
+wait_for "i=512"
+ok $? "at 200x60 the program pane names each loop (i=512)"
+t send-keys -t explore v
+wait_for "(preview: + a changed line)"
+ok $? "v shows the program the selected move leads to"
+screen | grep -q "^[┃│]+ "
+ok $? "... its changed lines marked +"
+t send-keys -t explore Escape
+wait_for "program matmul.dojo  at "
+ok $? "Esc closes the preview"
+t resize-window -t explore -x 120 -y 40
+wait_for "C f32 [512, 512] heap out"
+
 # the graph view: Graphviz's layout drawn in the terminal
 t send-keys -t explore g
 wait_for "graph: dependences around the cursor"

@@ -94,8 +94,8 @@ take(struct namer *nm, const char *name)
 	snprintf(nm->names[nm->n++], DOJO_MAX_NAME + 1, "%s", name);
 }
 
-/* The default name of a scope at "depth": i j k l m n, then on, "d16"
- * past the letters. */
+/* The default name of a scope at "depth": i j k l m n p ... z for the
+ * depths 0 to 16, then "d17", "d18" ... */
 static void
 default_name(char *out, int depth)
 {

@@ -219,9 +219,11 @@ measure_cross(dojo_program *prog, const char *file, const char *target,
     const struct dojo_target *t, const char *runner,
     const struct dojo_measure_options *opt, bool json)
 {
+	/* the time limit of one run, for the checked run and each
+	 * repetition: the program runs them all at once */
 	struct dojo_cross_options xo = { dojo_target_variant(target), runner,
-	    opt->run.cflags, dojo_c_exact(&opt->run), opt->run.timeout,
-	    CROSS_REPS };
+	    opt->run.cflags, dojo_c_exact(&opt->run),
+	    opt->run.timeout * (CROSS_REPS + 1), CROSS_REPS };
 	struct dojo_cross_result xr;
 	struct dojo_measurement m;
 	dojo_data *data, *want;

@@ -268,6 +268,9 @@ find(const struct dojo_node *node, const char *name, int *path, int depth)
 	if (strcmp(node->name, name) == 0)
 		return depth + 1;
 	for (i = 0; i < node->n; i++) {
+		if (node->kids[i]->kind != DOJO_SCOPE ||
+		    depth + 1 >= DOJO_MAX_DEPTH)
+			continue;
 		path[depth + 1] = i;
 		n = find(node->kids[i], name, path, depth + 1);
 		if (n > 0)

@@ -1283,7 +1283,8 @@ ex_preview_clear(struct explorer *ex)
 static void
 preview_program(struct explorer *ex, const char *action, dojo_program *next)
 {
-	struct dojo_diff_options all = { "a", "b", 1 << 30, 0 };
+	/* every line as context (2 * context must fit an int) */
+	struct dojo_diff_options all = { "a", "b", 1 << 24, 0 };
 	char *a = dojo_program_print_named(ex->prog, false);
 	char *b = dojo_program_print_named(next, false);
 	struct dojo_strbuf sb;
@@ -1303,18 +1304,26 @@ preview_program(struct explorer *ex, const char *action, dojo_program *next)
 		if ((*p != ' ' && *p != '+') || strncmp(p, "+++ ", 4) == 0)
 			continue;
 		if (n == cap) {
+			char **lines;
+			bool *changed;
+
 			cap = cap ? 2 * cap : 32;
-			ex->pv_lines = realloc(ex->pv_lines, cap *
-			    sizeof *ex->pv_lines);
-			ex->pv_changed = realloc(ex->pv_changed, cap *
-			    sizeof *ex->pv_changed);
-			if (!ex->pv_lines || !ex->pv_changed) {
-				ex->pv_n = n;
+			lines = realloc(ex->pv_lines, cap * sizeof *lines);
+			if (lines)
+				ex->pv_lines = lines;
+			changed = realloc(ex->pv_changed, cap * sizeof *changed);
+			if (changed)
+				ex->pv_changed = changed;
+			if (!lines || !changed) {
 				ex_preview_clear(ex);
 				goto out;
 			}
 		}
 		ex->pv_lines[n] = strndup(p + 1, nl - p - 1);
+		if (!ex->pv_lines[n]) {
+			ex_preview_clear(ex);
+			goto out;
+		}
 		ex->pv_changed[n] = *p == '+';
 		if (*p == '+' && ex->pv_first < 0)
 			ex->pv_first = n;

@@ -233,7 +233,7 @@ states_run(int argc, char **argv)
 	struct dojo_strbuf sb;
 	char run[256], branch[300], *end, *text;
 	dojo_session *s;
-	int n, rc;
+	int n = 0, rc;
 	long take = 0;
 
 	rc = parse_args(&a, cmd, argc, argv);
@@ -255,8 +255,10 @@ states_run(int argc, char **argv)
 	else if (dojo_session_last_run(s, run, sizeof run) < 0)
 		goto fail;
 	n = dojo_session_read_run(s, run, &rows);
-	if (n < 0)
+	if (n < 0) {
+		n = 0;
 		goto fail;
+	}
 	if (!take) {
 		dojo_strbuf_init(&sb);
 		dojo_run_states_format(&sb, run, rows, n);
@@ -287,7 +289,7 @@ out:
 	dojo_session_free(s);
 	return rc < 0 ? dojo_command_fail() : 0;
 fail:
-	dojo_run_states_free(rows, 0);
+	dojo_run_states_free(rows, n);
 	dojo_session_free(s);
 	return dojo_command_fail();
 }

@@ -4,6 +4,7 @@
 #include "src/cmd/command.h"
 #include "targets/cross.h"
 #include "targets/target.h"
+#include "src/util/strbuf.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,7 +15,7 @@
 static void
 installed(char *out, size_t len, const struct dojo_target *t)
 {
-	char missing[128], nvcc[1024];
+	char missing[128], nvcc[1024], **ccw;
 	const char *cc = getenv("CC"), *cuda = getenv("CUDA_HOME");
 
 	if (t->cross) {
@@ -26,11 +27,12 @@ installed(char *out, size_t len, const struct dojo_target *t)
 			snprintf(out, len, "%s missing (apt-get install %s)",
 			    missing, t->cross->packages);
 	} else if (t->runs_here) {
-		if (!cc || !*cc)
-			cc = "cc";
-		snprintf(out, len, "%s: %s; compiled and run here", cc,
-		    dojo_on_path(strtok(strcpy(missing, cc), " ")) ?
-		    "installed" : "missing");
+		/* $CC's first word, as the runner runs it */
+		ccw = dojo_split_words(cc && *cc ? cc : "cc", NULL);
+		snprintf(out, len, "%s: %s; compiled and run here", ccw &&
+		    ccw[0] ? ccw[0] : "cc", dojo_on_path(ccw && ccw[0] ?
+		    ccw[0] : "cc") ? "installed" : "missing");
+		free(ccw);
 	} else {
 		snprintf(nvcc, sizeof nvcc, "%s/bin/nvcc", cuda && *cuda ?
 		    cuda : "/usr/local/cuda");

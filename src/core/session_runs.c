@@ -276,7 +276,8 @@ dojo_session_take_run_state(dojo_session *s, const char *run,
     const struct dojo_run_state *row, int rank, const char *target,
     char *branch, size_t len)
 {
-	char commit[41], start[41], *moves = NULL, *p, *next;
+	char commit[41], start[41], name[300], *moves = NULL, *p, *next;
+	struct dojo_session_entry e;
 	struct dojo_session_step step;
 	enum dojo_result r;
 
@@ -287,11 +288,23 @@ dojo_session_take_run_state(dojo_session *s, const char *run,
 		return dojo_session_jump(s, commit);
 	/* not in the history: its moves from the start, on a branch of its
 	 * own */
+	snprintf(name, sizeof name, "%s.%d", run, rank);
+	if (dojo_session_entry(s, name, &e) == 0) {
+		dojo_error_set("%s: the branch %s exists and does not hold "
+		    "state %.7s", s->dir, name, row->state);
+		return DOJO_REFUSED;
+	}
+	dojo_error_clear();
 	dojo_program_id(start, dojo_session_start(s));
-	if (dojo_session_find_state(s, start, commit) < 0 || !commit[0] ||
-	    (r = dojo_session_jump(s, commit)) == DOJO_FAILED)
+	if (dojo_session_find_state(s, start, commit) < 0)
 		return DOJO_FAILED;
-	snprintf(branch, len, "%s.%d", run, rank);
+	if (!commit[0]) {
+		dojo_error_set("%s: no commit holds the start", s->dir);
+		return DOJO_FAILED;
+	}
+	if ((r = dojo_session_jump(s, commit)) == DOJO_FAILED)
+		return DOJO_FAILED;
+	snprintf(branch, len, "%s", name);
 	if ((r = dojo_session_branch_create(s, branch)) != DOJO_DONE)
 		return r;
 	moves = strdup(row->moves);
@@ -340,7 +353,7 @@ dojo_run_states_format(struct dojo_strbuf *sb, const char *run,
 			snprintf(interval, sizeof interval, "%s",
 			    strcmp(r->outcome, "ok") ? "" : "first look");
 		last = strrchr(r->moves, ';');
-		last = last ? last + 2 : r->moves;
+		last = last ? last + 1 + strspn(last + 1, " ") : r->moves;
 		dojo_strbuf_printf(sb, "%-5d %-8s %-17s %-6d %.7s  %s\n", i + 1,
 		    speed, interval, r->nmoves, r->state, *last ? last :
 		    "(the start)");

@@ -11,6 +11,7 @@
  */
 #include "config.h"
 #include "targets/target.h"
+#include "targets/cross.h"
 
 #include <libguile.h>
 
@@ -401,6 +402,7 @@ prim_run_program(SCM p, SCM target, SCM seed, SCM timeout)
 	struct handle *h = unwrap_program(p, 1, FUNC_NAME);
 	struct dojo_run_options ropt = { NULL, NULL, 60, DOJO_RUN_MEMORY };
 	struct dojo_run_result res;
+	const struct dojo_target *tg = NULL;
 	dojo_program *prog = h->prog;
 	const char *file;
 	enum dojo_role role;
@@ -417,8 +419,9 @@ prim_run_program(SCM p, SCM target, SCM seed, SCM timeout)
 		scm_out_of_range(FUNC_NAME, timeout);
 	reap();
 	t = scm_to_utf8_string(target);
-	if (strcmp(t, "interp") && !dojo_target_runs_here(t)) {
-		dojo_error_set("unknown target '%s' (interp or c)", t);
+	if (strcmp(t, "interp") && !(tg = dojo_target_runnable(t))) {
+		dojo_error_set("unknown target '%s' (interp, or a target "
+		    "whose code runs: c, aarch64, riscv64)", t);
 		free(t);
 		throw_last_error();
 	}
@@ -426,9 +429,19 @@ prim_run_program(SCM p, SCM target, SCM seed, SCM timeout)
 	if (!data)
 		goto out;
 	dojo_data_randomize(data, s);
-	if (dojo_target_runs_here(t)) {
-		if (dojo_c_run(prog, data, &ropt, &res) < 0)
+	if (tg) {
+		/* a cross target through qemu-user or its runner */
+		struct dojo_cross_options xo = { dojo_target_variant(t), NULL,
+		    NULL, dojo_c_exact(NULL), ropt.timeout, 0 };
+		struct dojo_cross_result xr;
+
+		if (tg->cross) {
+			if (dojo_cross_run(tg->cross, prog, data, &xo, &xr) < 0)
+				goto out;
+			res = xr.run;
+		} else if (dojo_c_run(prog, data, &ropt, &res) < 0) {
 			goto out;
+		}
 		if (res.outcome != DOJO_OUTCOME_OK) {
 			file = dojo_program_file(prog);
 			dojo_error_set("%s: %s: %s", file ? file : "<program>",

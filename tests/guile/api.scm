@@ -72,6 +72,8 @@
 ;; apply-action, apply-actions
 (define split (apply-action matmul "split 0 4"))
 (test-assert "apply-action gives a program" (program? split))
+(test-equal "apply-action takes a loop's name for its address"
+  (program-id split) (program-id (apply-action matmul "split i 4")))
 (test-equal "apply-action is perfdojo apply"
   (joined (command-lines "apply" matmul-file "split 0 4"))
   (program->string split))
@@ -136,6 +138,11 @@
 (test-equal "run-program #:target c is perfdojo run --target c"
   (car (last-pair (string-split (car (command-lines "run" "--target" "c" small-file)) #\space)))
   (string-append "hash=" (assq-ref (assoc-ref c-run "C") 'hash)))
+(when (and (search-path (parse-path (getenv "PATH")) "qemu-aarch64")
+           (search-path (parse-path (getenv "PATH")) "aarch64-linux-gnu-gcc"))
+  (test-equal "run-program #:target aarch64 is perfdojo run --target aarch64"
+    (car (last-pair (string-split (car (command-lines "run" "--target" "aarch64" small-file)) #\space)))
+    (string-append "hash=" (assq-ref (assoc-ref (run-program small #:target "aarch64") "C") 'hash))))
 
 ;; measure (nothing about the times but their order: no test depends on
 ;; the speed of the machine)

@@ -93,7 +93,7 @@
   (apply-actions matmul '("split 0 4" "unroll 0")))
 (test-perfdojo-error "an unknown target for moves" "unknown target 'tpu' (c, aarch64, riscv64 or cuda)"
   (legal-actions matmul #:target "tpu"))
-(test-perfdojo-error "an unknown target for run" "unknown target 'gpu' (interp or c)"
+(test-perfdojo-error "an unknown target for run" "unknown target 'gpu' (interp, or a target whose code runs: c, aarch64, riscv64)"
   (run-program matmul #:target "gpu"))
 (test-perfdojo-error "an unknown target for measure" "unknown target 'cuda' (c)"
   (measure matmul #:target "cuda"))

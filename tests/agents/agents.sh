@@ -200,6 +200,31 @@ same "perfdojo: run agent/auto-1 has $n states: no rank 999" "$(cat "$tmp/err")"
     "... in one line"
 "$PERFDOJO" states --session "$tmp/d" --run agent/none 2> "$tmp/err"
 same 1 $? "an unknown run fails"
+# a rank whose branch name is taken by another state: refused, the
+# session left where it was
+git -C "$tmp/d" branch -f "agent/auto-1.2" "$(git -C "$tmp/d" rev-list --max-parents=0 HEAD)"
+at=$(git -C "$tmp/d" rev-parse HEAD)
+if [ "$(states | sed -n 2p)" != "$(git -C "$tmp/d" rev-parse --short=7 agent/auto-1.2)" ] &&
+    ! git -C "$tmp/d" log --format=%H --all | while read c; do
+	git -C "$tmp/d" show "$c:program.dojo" | git hash-object --stdin
+    done | grep -q "^$(states | sed -n 2p)"; then
+	"$PERFDOJO" states --session "$tmp/d" --take 2 > /dev/null 2> "$tmp/err"
+	same 1 $? "a rank whose branch is taken by another state is refused"
+	grep -q "the branch agent/auto-1.2 exists and does not hold state" "$tmp/err" &&
+	    [ "$(git -C "$tmp/d" rev-parse HEAD)" = "$at" ]
+	ok $? "... in one line, the session where it was"
+else
+	skip "a rank whose branch is taken by another state is refused" "rank 2 is in the history already"
+	skip "... in one line, the session where it was" "rank 2 is in the history already"
+fi
+git -C "$tmp/d" branch -D "agent/auto-1.2" > /dev/null
+cp "$tmp/d/runs/agent/auto-1.tsv" "$tmp/runs.keep"
+echo "not a row" >> "$tmp/d/runs/agent/auto-1.tsv"
+"$PERFDOJO" states --session "$tmp/d" --run agent/auto-1 2> "$tmp/err"
+same 1 $? "a malformed runs file fails"
+grep -q "^perfdojo: $tmp/d/runs/agent/auto-1.tsv:$((n + 2)):1: not a row of a run's states$" "$tmp/err"
+ok $? "... at its FILE:LINE:COL"
+cp "$tmp/runs.keep" "$tmp/d/runs/agent/auto-1.tsv"
 cat > "$tmp/keys" <<EOF
 type :states
 key Enter

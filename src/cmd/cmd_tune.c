@@ -12,6 +12,9 @@
 #include "src/util/strbuf.h"
 #include "targets/runner.h"
 #include "targets/target.h"
+#include "targets/cross.h"
+#include "targets/measure.h"
+#include "ir/interp.h"
 
 #include <errno.h>
 #include <math.h>
@@ -25,6 +28,7 @@
 struct tune_args {
 	const char *agent, *model, *session, *encoder_cmd, *csv, *plot;
 	const char *trace;		/* tune --trace FILE */
+	const char *target, *runner;	/* tune --target CROSS --runner CMD */
 	bool json;
 	int budget, jobs, episodes, threads;
 	bool exact;
@@ -41,7 +45,8 @@ struct tune_args {
 enum {
 	OPT_ENCODER = 256, OPT_CSV, OPT_PLOT, OPT_TIMEOUT, OPT_WIDTH,
 	OPT_EPSILON, OPT_GAMMA, OPT_UPDATES, OPT_SUGGEST, OPT_LIVE,
-	OPT_THREADS, OPT_DEMOS, OPT_TRACE, OPT_JSON, OPT_STEPS
+	OPT_THREADS, OPT_DEMOS, OPT_TRACE, OPT_JSON, OPT_STEPS, OPT_TARGET,
+	OPT_RUNNER
 };
 
 /* A positive number from "text", or -1. */
@@ -123,6 +128,8 @@ parse_args(struct tune_args *a, const struct dojo_command *cmd, int argc,
 		case OPT_JSON: a->json = true; break;
 		case OPT_THREADS: a->threads = (int)v; break;
 		case OPT_STEPS: a->steps = (int)v; break;
+		case OPT_TARGET: a->target = optarg; break;
+		case OPT_RUNNER: a->runner = optarg; break;
 		case 'x': a->exact = true; break;
 		default:
 			return -dojo_command_bad_option(cmd, '?', argv);
@@ -263,7 +270,11 @@ record_path(const struct tune_args *a, const char *file, dojo_program *prog,
 	s = dojo_session_at(a->session, file, prog, true);
 	if (!s)
 		return -1;
-	if (dojo_session_measure_start(s, mopt, &start_ns) < 0)
+	/* the start's time here, the reference of the session's speedups
+	 * (not for a cross target's run: its times are the machine's and
+	 * stay out of the session) */
+	start_ns = 0;
+	if (!a->target && dojo_session_measure_start(s, mopt, &start_ns) < 0)
 		goto out;
 	if (!branch[0]) {
 		for (i = 1;; i++) {
@@ -364,6 +375,94 @@ record_run(const struct tune_args *a, const char *file,
 	free(rows);
 	free(path);
 	return rc;
+}
+
+/*
+ * tune --target aarch64 --runner CMD: each state timed on the machine the
+ * runner reaches (the environment's cost), its outputs checked against
+ * the start's, every time kept under that machine's fingerprint.
+ */
+
+struct cross_cost {
+	const struct dojo_target *t;
+	const char *target, *runner;
+	dojo_data *want;		/* the start's outputs (interpreter) */
+	dojo_program *start;
+	struct dojo_measure_options mopt;
+	char machine[256];		/* as the runner's side said */
+};
+
+/* Reps a state is timed, after its checked run. */
+#define CROSS_TUNE_REPS 10
+
+static double
+cross_cost(dojo_program *prog, void *payload)
+{
+	struct cross_cost *c = payload;
+	struct dojo_cross_options xo = { dojo_target_variant(c->target),
+	    c->runner, c->mopt.run.cflags, dojo_c_exact(&c->mopt.run),
+	    c->mopt.run.timeout * (CROSS_TUNE_REPS + 1), CROSS_TUNE_REPS };
+	struct dojo_cross_result xr;
+	struct dojo_measurement m;
+	char build[512], msg[512];
+	dojo_data *data = dojo_data_new(prog, 0);
+	double ns = -1;
+
+	if (!data)
+		return -1;
+	dojo_data_randomize(data, 1);
+	if (dojo_cross_run(c->t->cross, prog, data, &xo, &xr) == 0 &&
+	    xr.run.outcome == DOJO_OUTCOME_OK && xr.run.median_ns > 0 &&
+	    dojo_outputs_agree(prog, data, c->start, c->want, msg,
+	    sizeof msg)) {
+		snprintf(c->machine, sizeof c->machine, "%s", xr.machine);
+		snprintf(build, sizeof build, "%s %s %s", c->t->cross->cc,
+		    dojo_c_mode_name(&c->mopt.run), c->target);
+		dojo_measure_record_remote(prog, c->target, xr.machine, build,
+		    &xr.run, &c->mopt, &m);
+		ns = m.median_ns > 0 ? m.median_ns : xr.run.median_ns;
+	}
+	dojo_data_free(data);
+	return ns;
+}
+
+/* Set "c" up for "prog" and make it the cost of "eo": the target must be
+ * a cross target with a runner (qemu-user's times rank moves by the
+ * emulator's costs).  0, or -1 with the last error set. */
+static int
+cross_setup(struct cross_cost *c, const struct tune_args *a,
+    dojo_program *prog, struct dojo_env_options *eo)
+{
+	char configured[4096];
+
+	memset(c, 0, sizeof *c);
+	c->t = dojo_target_find(a->target);
+	if (!c->t)
+		return -1;
+	if (!c->t->cross)
+		return dojo_error_set("tune --target: %s is this machine's; "
+		    "the target of a tune is a cross target with a runner",
+		    c->t->name);
+	if ((!a->runner && !dojo_cross_runner(a->target, configured,
+	    sizeof configured)) || (a->runner && !strcmp(a->runner, "-")))
+		return dojo_error_set("tune --target %s needs a runner "
+		    "(--runner CMD, or the runners file): times under "
+		    "qemu-user are the emulator's, not the machine's",
+		    a->target);
+	c->target = a->target;
+	c->runner = a->runner;
+	c->start = prog;
+	c->mopt = eo->measure;
+	c->want = dojo_data_new(prog, 0);
+	if (!c->want)
+		return -1;
+	dojo_data_randomize(c->want, 1);
+	if (dojo_interp_run_limited(prog, c->want, c->mopt.run.timeout) < 0)
+		return -1;
+	eo->target = a->target;
+	eo->cost = cross_cost;
+	eo->cost_payload = c;
+	return 0;
 }
 
 /* The path to the best node into "*path" (malloc'ed); its length. */
@@ -478,6 +577,7 @@ tune_run(int argc, char **argv)
 	struct dojo_env_options eo;
 	struct progress pr;
 	struct tune_args a;
+	struct cross_cost cross;
 	dojo_program *prog = NULL;
 	dojo_player *player = NULL;
 	dojo_env *env = NULL;
@@ -521,6 +621,17 @@ tune_run(int argc, char **argv)
 	if (!a.suggest)
 		dojo_command_catch_term();
 	env_options(&eo, &a);
+	memset(&cross, 0, sizeof cross);
+	if (a.runner && !a.target) {
+		dojo_program_free(prog);
+		return dojo_command_usage(cmd, "--runner goes with --target "
+		    "(a cross target)");
+	}
+	if (a.target && cross_setup(&cross, &a, prog, &eo) < 0) {
+		dojo_data_free(cross.want);
+		dojo_program_free(prog);
+		return dojo_command_fail();
+	}
 	memset(&pr, 0, sizeof pr);
 	pr.what = agent->name;
 	pr.budget = a.budget;
@@ -597,6 +708,11 @@ tune_run(int argc, char **argv)
 		    "interval [%.3g, %.3g] in %d alternate pairs against the "
 		    "start\n", dojo_env_state_id(env, best), n - 1, branch,
 		    ratio.speedup, ratio.low, ratio.high, ratio.pairs);
+	else if (a.target)
+		printf("# best: state %.7s, %d moves, branch %s, %.3fx on %s "
+		    "through the runner (first looks, not confirmed in "
+		    "pairs)\n", dojo_env_state_id(env, best), n - 1, branch,
+		    exp(dojo_env_reward(env, best)), cross.machine);
 	else
 		printf("# best: state %.7s, %d moves, branch %s, %.3fx (the "
 		    "agents' cost, not timed)\n", dojo_env_state_id(env, best),
@@ -617,6 +733,7 @@ out:
 	free(path);
 	dojo_player_free(player);
 	dojo_env_free(env);
+	dojo_data_free(cross.want);
 	dojo_program_free(prog);
 	return rc;
 }
@@ -644,6 +761,12 @@ static const struct dojo_option tune_options[] = {
 	{ "session", 's', "DIR", "the session (default FILE.session, made if "
 	    "missing); the path to the best state becomes the branch "
 	    "agent/A-N" },
+	{ "target", OPT_TARGET, "T", "a cross target (aarch64, riscv64:rvv "
+	    "...): each state timed on its machine through --runner (or the "
+	    "runners file), its outputs checked, its time kept under that "
+	    "machine's fingerprint; the legal moves are the target's" },
+	{ "runner", OPT_RUNNER, "CMD", "with --target: run 'CMD PROGRAM DIR "
+	    "REPS' on the machine (doc/targets.md)" },
 	{ "steps", OPT_STEPS, "N", "stop as soon as the best state is N moves "
 	    "from the start (within the budget)" },
 	{ "live", OPT_LIVE, NULL, "move the branch to each new best state as "

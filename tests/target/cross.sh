@@ -141,6 +141,26 @@ same 1 $? "a runner that loses the outputs fails"
 same "perfdojo: $top_srcdir/examples/layernorm.dojo: crash: the program's outputs: no y.out came back" \
     "$(cat err)" "... in one line"
 
+# tune on the machine a runner reaches: each state timed there, checked,
+# kept under its fingerprint; never under qemu-user
+cp "$top_srcdir/tests/ref/bias_relu.dojo" relu.dojo
+before=$(sqlite3 "$PERFDOJO_DB" "SELECT count(*) FROM runs WHERE source = 'runner'")
+"$P" tune relu.dojo --target aarch64 --runner "$runner" --budget 4 \
+    --agent random --seed 3 > tune.out 2> err
+ok $? "tune --target aarch64 --runner plays on the board"
+grep -q '^# perfdojo tune relu.dojo --agent random --seed 3: [1-4] measurements' tune.out &&
+    git -C relu.dojo.session rev-parse -q --verify agent/random-1 > /dev/null
+ok $? "... within its budget, its path on the branch agent/random-1"
+after=$(sqlite3 "$PERFDOJO_DB" "SELECT count(*) FROM runs WHERE source = 'runner'")
+[ $((after - before)) -ge 2 ]
+ok $? "... each state's time kept as a run from the runner ($((after - before)))"
+"$P" states relu.dojo > /dev/null
+ok $? "... and perfdojo states lists what it measured"
+"$P" tune relu.dojo --target aarch64 --runner - --budget 2 2> err
+same 1 $? "tune under qemu-user is refused"
+grep -q "needs a runner" err
+ok $? "... saying that qemu's times are the emulator's"
+
 # the runners file: a target's default runner; '-' is qemu-user here
 echo "aarch64 sh $top_srcdir/tests/target/fake-remote $tmp/board2 qemu-aarch64  # the board" > runners
 "$P" run --target aarch64 "$top_srcdir/examples/layernorm.dojo" > /dev/null 2>&1 &&

@@ -231,15 +231,9 @@ dojo_program_name_loops(dojo_program *prog)
 		p = dojo_program_copy(prog);
 		goto out;
 	}
-	p = calloc(1, sizeof *p);
-	if (!p || !(p->file = strdup(prog->file))) {
-		free(p);
-		p = NULL;
+	p = program_with(prog, NULL);
+	if (!p)
 		goto out;
-	}
-	p->ref = 1;
-	p->decls = prog->decls;
-	p->decls->ref++;
 	p->kids = kids;
 	p->n = prog->n;
 	kids = NULL;

@@ -25,6 +25,24 @@ dojo_node_new_scope(int64_t size, char flag)
 	return node;
 }
 
+dojo_program *
+program_with(dojo_program *prog, struct dojo_decls *decls)
+{
+	dojo_program *p = calloc(1, sizeof *p);
+
+	if (!p)
+		return NULL;
+	p->ref = 1;
+	p->file = strdup(prog->file);
+	p->decls = decls ? decls : prog->decls;
+	p->decls->ref++;
+	if (!p->file) {
+		dojo_program_free(p);
+		return NULL;
+	}
+	return p;
+}
+
 struct dojo_node *
 dojo_node_new_op(void)
 {

@@ -91,6 +91,9 @@ struct dojo_program {
 	struct dojo_node **kids;
 };
 
+/* A program with the file of "prog", the declarations "decls" (NULL: its
+ * own, a new reference either way) and no children yet. */
+dojo_program *program_with(dojo_program *prog, struct dojo_decls *decls);
 struct dojo_node *dojo_node_new_scope(int64_t size, char flag);
 struct dojo_node *dojo_node_new_op(void);
 struct dojo_node *dojo_node_ref(struct dojo_node *node);

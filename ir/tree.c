@@ -153,25 +153,6 @@ node_dup(const struct dojo_node *src)
 	return n;
 }
 
-/* A program with the same declarations and new top-level children. */
-static dojo_program *
-program_with(dojo_program *prog, struct dojo_decls *decls)
-{
-	dojo_program *p = calloc(1, sizeof *p);
-
-	if (!p)
-		return NULL;
-	p->ref = 1;
-	p->file = strdup(prog->file);
-	p->decls = decls ? decls : prog->decls;
-	p->decls->ref++;
-	if (!p->file) {
-		dojo_program_free(p);
-		return NULL;
-	}
-	return p;
-}
-
 /* Replace the children of the node at "path" ("n" = 0: the root) by the
  * "count" nodes of "kids" (taken), sharing everything else.  The result
  * has the declarations "decls" (NULL: the same). */

@@ -406,28 +406,32 @@ dojo_session_index_own(dojo_session *s, const git_oid *id)
 
 /* Reading states. */
 
-/* "prog" (taken), the state of "tree", with the loops' names the tree
- * keeps (LOOPS_FILE, when it reads as the same state); else as it is. */
+/* The program of LOOPS_FILE in "tree" (its text with the loops' names),
+ * named "name", when it reads as the state "state" (the blob id of
+ * PROGRAM_FILE); else NULL (an older session has no such file). */
 static dojo_program *
-with_loop_names(dojo_session *s, git_tree *tree, dojo_program *prog)
+read_named(dojo_session *s, git_tree *tree, const char *name,
+    const git_oid *state)
 {
 	const git_tree_entry *te = git_tree_entry_byname(tree, LOOPS_FILE);
 	git_blob *blob = NULL;
 	dojo_program *named;
+	char id[41];
 
 	if (!te || git_tree_entry_filemode(te) != GIT_FILEMODE_BLOB ||
 	    git_blob_lookup(&blob, s->repo, git_tree_entry_id(te)) < 0)
-		return prog;
-	named = dojo_program_parse(dojo_program_file(prog),
-	    git_blob_rawcontent(blob), (size_t)git_blob_rawsize(blob));
+		return NULL;
+	named = dojo_program_parse(name, git_blob_rawcontent(blob),
+	    (size_t)git_blob_rawsize(blob));
 	git_blob_free(blob);
-	dojo_error_clear();
-	if (named && dojo_program_equal(named, prog)) {
-		dojo_program_free(prog);
-		return named;
+	if (named) {
+		dojo_program_id(id, named);
+		if (strcmp(id, git_oid_tostr_s(state)) == 0)
+			return named;
 	}
 	dojo_program_free(named);
-	return prog;
+	dojo_error_clear();
+	return NULL;
 }
 
 __dojo_give dojo_program *
@@ -453,16 +457,18 @@ dojo_session_read_program(dojo_session *s, const git_oid *commit)
 	}
 	if (check_program_entry(s, commit, te) < 0)
 		goto out;
+	snprintf(name, sizeof name, "%s/%.7s:" PROGRAM_FILE, s->dir,
+	    git_oid_tostr_s(commit));
+	/* the text with the names, when it is this state: one parse */
+	prog = read_named(s, tree, name, git_tree_entry_id(te));
+	if (prog)
+		goto out;
 	if (git_blob_lookup(&blob, s->repo, git_tree_entry_id(te)) < 0) {
 		dojo_session_git_error(s->dir);
 		goto out;
 	}
-	snprintf(name, sizeof name, "%s/%.7s:" PROGRAM_FILE, s->dir,
-	    git_oid_tostr_s(commit));
 	prog = dojo_program_parse(name, git_blob_rawcontent(blob),
 	    (size_t)git_blob_rawsize(blob));
-	if (prog)
-		prog = with_loop_names(s, tree, prog);
 out:
 	git_blob_free(blob);
 	git_tree_free(tree);

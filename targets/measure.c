@@ -5,6 +5,8 @@
 #include "ir/interp.h"
 #include "src/util/strbuf.h"
 #include "targets/c.h"
+#include "targets/cross.h"
+#include "targets/target.h"
 #include "src/util/sha1.h"
 #include "src/util/clock.h"
 
@@ -1548,4 +1550,52 @@ dojo_measure_record_remote(dojo_program *prog, const char *target,
 	db_close(&db);
 	free(p.runs);
 	return 0;
+}
+
+int
+dojo_measure_cross(dojo_program *prog, dojo_program *ref, dojo_data *want,
+    const struct dojo_target *t, const char *target, const char *runner,
+    int reps, const struct dojo_measure_options *opt,
+    struct dojo_measurement *m, struct dojo_cross_result *xr)
+{
+	/* the time limit of one run, for the checked run and each
+	 * repetition: the program runs them all at once */
+	struct dojo_cross_options xo = { dojo_target_variant(target), runner,
+	    opt->run.cflags, dojo_c_exact(&opt->run),
+	    opt->run.timeout * (reps + 1), reps };
+	dojo_data *data = dojo_data_new(prog, 0);
+	char build[512], msg[512];
+	int rc = -1;
+
+	memset(m, 0, sizeof *m);
+	if (!data)
+		return -1;
+	dojo_data_randomize(data, 1);
+	if (dojo_cross_run(t->cross, prog, data, &xo, xr) < 0)
+		goto out;
+	dojo_program_id(m->state, prog);
+	m->outcome = xr->run.outcome;
+	snprintf(m->message, sizeof m->message, "%s", xr->run.message);
+	if (m->outcome == DOJO_OUTCOME_OK &&
+	    !dojo_outputs_agree(prog, data, ref, want, msg, sizeof msg)) {
+		m->outcome = DOJO_OUTCOME_WRONG;
+		snprintf(m->message, sizeof m->message, "%s", msg);
+	}
+	if (m->outcome == DOJO_OUTCOME_OK && !xr->emulated) {
+		snprintf(build, sizeof build, "%s %s %s%s%s", t->cross->cc,
+		    dojo_c_mode_name(&opt->run), target, opt->run.cflags ?
+		    " " : "", opt->run.cflags ? opt->run.cflags : "");
+		dojo_measure_record_remote(prog, target, xr->machine, build,
+		    &xr->run, opt, m);
+	} else if (m->outcome == DOJO_OUTCOME_OK) {
+		m->median_ns = xr->run.median_ns;
+		m->ci_low_ns = xr->run.ci_low_ns;
+		m->ci_high_ns = xr->run.ci_high_ns;
+		m->reps = xr->run.reps;
+		m->runs = m->new_runs = 1;
+	}
+	rc = 0;
+out:
+	dojo_data_free(data);
+	return rc;
 }

@@ -83,6 +83,24 @@ int dojo_measure_record_remote(__dojo_keep dojo_program *prog,
     __dojo_keep const struct dojo_measure_options *opt,
     __dojo_keep struct dojo_measurement *m);
 
+/* "prog" on the cross target "t" ("target", with its variant) through
+ * "runner" (NULL: the runners file's, else qemu-user; "-": qemu-user):
+ * run on the seed-1 inputs, its outputs checked against "want" (those of
+ * "ref"), then "reps" repetitions timed.  Through a runner the time is
+ * kept (dojo_measure_record_remote); under qemu-user it is only
+ * reported.  The outcome and estimate into "m", the run and the machine
+ * into "xr".  0, or -1 with the last error set when it could not be
+ * attempted. */
+struct dojo_target;
+struct dojo_cross_result;
+int dojo_measure_cross(__dojo_keep dojo_program *prog,
+    __dojo_keep dojo_program *ref, __dojo_keep dojo_data *want,
+    __dojo_keep const struct dojo_target *t, const char *target,
+    const char *runner, int reps,
+    __dojo_keep const struct dojo_measure_options *opt,
+    __dojo_keep struct dojo_measurement *m,
+    __dojo_keep struct dojo_cross_result *xr);
+
 /* A speedup measured as a ratio: the reference and the kernel timed in
  * alternate runs (ABAB...), the ratio of each pair, their geometric mean
  * and its 95% interval. */

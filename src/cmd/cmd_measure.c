@@ -219,48 +219,19 @@ measure_cross(dojo_program *prog, const char *file, const char *target,
     const struct dojo_target *t, const char *runner,
     const struct dojo_measure_options *opt, bool json)
 {
-	/* the time limit of one run, for the checked run and each
-	 * repetition: the program runs them all at once */
-	struct dojo_cross_options xo = { dojo_target_variant(target), runner,
-	    opt->run.cflags, dojo_c_exact(&opt->run),
-	    opt->run.timeout * (CROSS_REPS + 1), CROSS_REPS };
 	struct dojo_cross_result xr;
 	struct dojo_measurement m;
-	dojo_data *data, *want;
-	char build[512], msg[512];
+	dojo_data *want;
 	int rc = -1;
 
-	data = dojo_data_new(prog, 0);
 	want = dojo_data_new(prog, 0);
-	if (!data || !want)
+	if (!want)
 		goto out;
-	dojo_data_randomize(data, 1);
 	dojo_data_randomize(want, 1);
 	if (dojo_interp_run_limited(prog, want, opt->run.timeout) < 0 ||
-	    dojo_cross_run(t->cross, prog, data, &xo, &xr) < 0)
+	    dojo_measure_cross(prog, prog, want, t, target, runner, CROSS_REPS,
+	    opt, &m, &xr) < 0)
 		goto out;
-	memset(&m, 0, sizeof m);
-	dojo_program_id(m.state, prog);
-	m.outcome = xr.run.outcome;
-	snprintf(m.message, sizeof m.message, "%s", xr.run.message);
-	if (m.outcome == DOJO_OUTCOME_OK &&
-	    !dojo_outputs_agree(prog, data, prog, want, msg, sizeof msg)) {
-		m.outcome = DOJO_OUTCOME_WRONG;
-		snprintf(m.message, sizeof m.message, "%s", msg);
-	}
-	if (m.outcome == DOJO_OUTCOME_OK && !xr.emulated) {
-		snprintf(build, sizeof build, "%s %s %s%s%s", t->cross->cc,
-		    dojo_c_mode_name(&opt->run), target, opt->run.cflags ?
-		    " " : "", opt->run.cflags ? opt->run.cflags : "");
-		dojo_measure_record_remote(prog, target, xr.machine, build,
-		    &xr.run, opt, &m);
-	} else if (m.outcome == DOJO_OUTCOME_OK) {
-		m.median_ns = xr.run.median_ns;
-		m.ci_low_ns = xr.run.ci_low_ns;
-		m.ci_high_ns = xr.run.ci_high_ns;
-		m.reps = xr.run.reps;
-		m.runs = m.new_runs = 1;
-	}
 	if (json) {
 		print_json(&m, NULL, dojo_program_ops(prog), 0);
 	} else {
@@ -278,7 +249,6 @@ measure_cross(dojo_program *prog, const char *file, const char *target,
 	}
 	rc = m.outcome == DOJO_OUTCOME_OK ? 0 : 1;
 out:
-	dojo_data_free(data);
 	dojo_data_free(want);
 	return rc;
 }

@@ -399,31 +399,15 @@ static double
 cross_cost(dojo_program *prog, void *payload)
 {
 	struct cross_cost *c = payload;
-	struct dojo_cross_options xo = { dojo_target_variant(c->target),
-	    c->runner, c->mopt.run.cflags, dojo_c_exact(&c->mopt.run),
-	    c->mopt.run.timeout * (CROSS_TUNE_REPS + 1), CROSS_TUNE_REPS };
 	struct dojo_cross_result xr;
 	struct dojo_measurement m;
-	char build[512], msg[512];
-	dojo_data *data = dojo_data_new(prog, 0);
-	double ns = -1;
 
-	if (!data)
+	if (dojo_measure_cross(prog, c->start, c->want, c->t, c->target,
+	    c->runner, CROSS_TUNE_REPS, &c->mopt, &m, &xr) < 0 ||
+	    m.outcome != DOJO_OUTCOME_OK || !(m.median_ns > 0))
 		return -1;
-	dojo_data_randomize(data, 1);
-	if (dojo_cross_run(c->t->cross, prog, data, &xo, &xr) == 0 &&
-	    xr.run.outcome == DOJO_OUTCOME_OK && xr.run.median_ns > 0 &&
-	    dojo_outputs_agree(prog, data, c->start, c->want, msg,
-	    sizeof msg)) {
-		snprintf(c->machine, sizeof c->machine, "%s", xr.machine);
-		snprintf(build, sizeof build, "%s %s %s", c->t->cross->cc,
-		    dojo_c_mode_name(&c->mopt.run), c->target);
-		dojo_measure_record_remote(prog, c->target, xr.machine, build,
-		    &xr.run, &c->mopt, &m);
-		ns = m.median_ns > 0 ? m.median_ns : xr.run.median_ns;
-	}
-	dojo_data_free(data);
-	return ns;
+	snprintf(c->machine, sizeof c->machine, "%s", xr.machine);
+	return m.median_ns;
 }
 
 /* Set "c" up for "prog" and make it the cost of "eo": the target must be

@@ -1278,62 +1278,41 @@ ex_preview_clear(struct explorer *ex)
 }
 
 /* The program "next" that the move "action" leads to, for the program
- * pane: its lines (with the loops' names), each marked when it is not a
- * line of the current program that the diff keeps. */
+ * pane: its lines (with the loops' names), each marked when the move adds
+ * or changes it (dojo_diff_added). */
 static void
 preview_program(struct explorer *ex, const char *action, dojo_program *next)
 {
-	/* every line as context (2 * context must fit an int) */
-	struct dojo_diff_options all = { "a", "b", 1 << 24, 0 };
 	char *a = dojo_program_print_named(ex->prog, false);
 	char *b = dojo_program_print_named(next, false);
-	struct dojo_strbuf sb;
-	bool differ;
-	char *p, *nl;
-	int n = 0, cap = 0;
+	char *p;
+	int n, i;
 
 	ex_preview_clear(ex);
-	dojo_strbuf_init(&sb);
-	if (!a || !b || dojo_diff(&sb, a, b, &all, &differ) < 0)
+	if (!a || !b || (n = dojo_diff_added(a, b, &ex->pv_changed)) < 0 ||
+	    !(ex->pv_lines = calloc(n + 1, sizeof *ex->pv_lines)))
 		goto out;
-	ex->pv_first = -1;
-	/* a unified diff with all the lines as context: ' ' and '+' lines
-	 * are the new program's */
-	for (p = sb.s; p && *p; p = *nl ? nl + 1 : nl) {
-		nl = p + strcspn(p, "\n");
-		if ((*p != ' ' && *p != '+') || strncmp(p, "+++ ", 4) == 0)
-			continue;
-		if (n == cap) {
-			char **lines;
-			bool *changed;
+	/* the lines of b, as the diff split them */
+	for (i = 0, p = b; i < n; i++) {
+		size_t len = strcspn(p, "\n");
 
-			cap = cap ? 2 * cap : 32;
-			lines = realloc(ex->pv_lines, cap * sizeof *lines);
-			if (lines)
-				ex->pv_lines = lines;
-			changed = realloc(ex->pv_changed, cap * sizeof *changed);
-			if (changed)
-				ex->pv_changed = changed;
-			if (!lines || !changed) {
-				ex_preview_clear(ex);
-				goto out;
-			}
-		}
-		ex->pv_lines[n] = strndup(p + 1, nl - p - 1);
-		if (!ex->pv_lines[n]) {
-			ex_preview_clear(ex);
-			goto out;
-		}
-		ex->pv_changed[n] = *p == '+';
-		if (*p == '+' && ex->pv_first < 0)
-			ex->pv_first = n;
-		ex->pv_n = ++n;
+		ex->pv_lines[i] = strndup(p, len);
+		if (!ex->pv_lines[i])
+			break;
+		ex->pv_n = i + 1;
+		p += len + (p[len] == '\n');
 	}
-	if (ex->pv_first < 0)
+	if (i < n) {
+		ex_preview_clear(ex);
+		goto out;
+	}
+	for (ex->pv_first = 0; ex->pv_first < n &&
+	    !ex->pv_changed[ex->pv_first]; ex->pv_first++)
+		;
+	if (ex->pv_first == n)
 		ex->pv_first = 0;
 	snprintf(ex->pv_action, sizeof ex->pv_action, "%s", action);
 out:
-	dojo_strbuf_release(&sb);
 	free(a);
 	free(b);
 }

@@ -235,21 +235,42 @@ side_by_side(struct dojo_strbuf *out, const struct op *ops, int nops,
 	}
 }
 
+/* The lines of "a" and "b" into "la" and "lb" and the edit from one to
+ * the other into "*ops" (to free, with the lines, by release): its length,
+ * or -1. */
+static int
+diff_ops(struct lines *la, struct lines *lb, struct op **ops, const char *a,
+    const char *b)
+{
+	*ops = NULL;
+	if (split(la, a) < 0 || split(lb, b) < 0)
+		return -1;
+	*ops = malloc((la->n + lb->n + 1) * sizeof **ops);
+	return *ops ? edit(la, lb, *ops) : -1;
+}
+
+static void
+release(struct lines *la, struct lines *lb, struct op *ops)
+{
+	free(la->s);
+	free(la->len);
+	free(lb->s);
+	free(lb->len);
+	free(ops);
+}
+
 int
 dojo_diff(struct dojo_strbuf *out, const char *a, const char *b,
     const struct dojo_diff_options *opt, bool *differ)
 {
 	struct lines la = { 0 }, lb = { 0 };
-	struct op *ops = NULL;
-	int nops = 0, k, rc = -1;
+	struct op *ops;
+	int nops, k, rc = -1;
 
 	*differ = false;
-	if (split(&la, a) < 0 || split(&lb, b) < 0)
+	nops = diff_ops(&la, &lb, &ops, a, b);
+	if (nops < 0)
 		goto out;
-	ops = malloc((la.n + lb.n + 1) * sizeof *ops);
-	if (!ops)
-		goto out;
-	nops = edit(&la, &lb, ops);
 	for (k = 0; k < nops; k++)
 		*differ |= ops[k].kind != ' ';
 	if (opt->width > 0)
@@ -258,10 +279,25 @@ dojo_diff(struct dojo_strbuf *out, const char *a, const char *b,
 		unified(out, ops, nops, &la, &lb, opt);
 	rc = out->oom ? -1 : 0;
 out:
-	free(la.s);
-	free(la.len);
-	free(lb.s);
-	free(lb.len);
-	free(ops);
+	release(&la, &lb, ops);
 	return rc < 0 ? dojo_error_set("out of memory") : 0;
+}
+
+int
+dojo_diff_added(const char *a, const char *b, bool **added)
+{
+	struct lines la = { 0 }, lb = { 0 };
+	struct op *ops;
+	int nops, k, rc = -1;
+
+	*added = NULL;
+	nops = diff_ops(&la, &lb, &ops, a, b);
+	if (nops >= 0 && (*added = calloc(lb.n + 1, sizeof **added))) {
+		for (k = 0; k < nops; k++)
+			if (ops[k].kind == '+')
+				(*added)[ops[k].b] = true;
+		rc = lb.n;
+	}
+	release(&la, &lb, ops);
+	return rc < 0 ? dojo_error_set("out of memory") : rc;
 }

@@ -24,4 +24,9 @@ int dojo_diff(__dojo_keep struct dojo_strbuf *out, const char *a,
     const char *b, __dojo_keep const struct dojo_diff_options *opt,
     bool *differ);
 
+/* Which lines of "b" the shortest edit from "a" adds (the lines of b
+ * that are no line of a kept): "*added" (malloc'ed) holds one flag a line
+ * of b, their count returned; -1 (out of memory). */
+int dojo_diff_added(const char *a, const char *b, bool **added);
+
 #endif

@@ -95,11 +95,25 @@ move_check(dojo_legality *mv, const struct dojo_action *a)
 			return refuse(a, "an index into '%s' uses a scope that "
 			    "is not unrolled", b->name);
 		return 0;
-	case DOJO_SHARED:
+	case DOJO_SHARED: {
+		uint64_t bytes = buffer_count(b) * dojo_dtype_size(b->dtype);
+		int k;
+
 		if (!mv->machine->gpu)
 			return refuse(a, "shared memory exists on GPU targets "
 			    "only");
+		/* with the buffers already there: one kernel may use all */
+		for (k = 0; k < mv->prog->decls->nbuf; k++)
+			if (mv->prog->decls->buf[k].loc == DOJO_SHARED)
+				bytes += buffer_count(&mv->prog->decls->buf[k]) *
+				    dojo_dtype_size(mv->prog->decls->buf[k].dtype);
+		if (bytes > (uint64_t)mv->machine->shared_bytes)
+			return refuse(a, "%llu bytes of shared buffers are over "
+			    "the shared memory of a block, %lld",
+			    (unsigned long long)bytes,
+			    (long long)mv->machine->shared_bytes);
 		return 0;
+	}
 	default:
 		return 0;
 	}

@@ -206,8 +206,10 @@ flag_legal(dojo_legality *mv, const struct dojo_action *a, const int *path,
 		if (check_needs(mv, a, path, n, fl) < 0 ||
 		    check_nesting(mv, a, path, n, s, fl) < 0)
 			return -1;
-		if (nested_product(mv->prog, path, n, s, fl->shares) > 1024)
-			return refuse(a, "over 1024 threads in a block");
+		if (nested_product(mv->prog, path, n, s, fl->shares) >
+		    mv->machine->block_threads)
+			return refuse(a, "over %lld threads in a block",
+			    (long long)mv->machine->block_threads);
 		return check_threads_deps(mv, a, &q, path, n);
 	case DOJO_FLAG_WARP:
 		if (check_needs(mv, a, path, n, fl) < 0)
@@ -217,8 +219,10 @@ flag_legal(dojo_legality *mv, const struct dojo_action *a, const int *path,
 			    "%lld", (long long)s->size);
 		if (check_nesting(mv, a, path, n, s, fl) < 0)
 			return -1;
-		if (nested_product(mv->prog, path, n, s, fl->shares) > 1024)
-			return refuse(a, "over 1024 threads in a block");
+		if (nested_product(mv->prog, path, n, s, fl->shares) >
+		    mv->machine->block_threads)
+			return refuse(a, "over %lld threads in a block",
+			    (long long)mv->machine->block_threads);
 		return check_threads_deps(mv, a, &q, path, n);
 	}
 	return 0;

@@ -52,6 +52,9 @@ struct dojo_machine {
 					   shared memory */
 	int64_t stack_bytes;		/* the most bytes of a stack buffer */
 	int64_t reg_elems;		/* the most elements of a reg buffer */
+	int64_t shared_bytes;		/* the most bytes of the shared buffers
+					   of a kernel (GPU) */
+	int64_t block_threads;		/* the most threads of a block (GPU) */
 };
 
 /* The legality context of one program for one target's machine:

@@ -1,7 +1,6 @@
 /* c.c: the C target: a kernel as a C11 function */
 #include "config.h"
-#include "targets/c.h"
-#include "ir/deps.h"
+#include "targets/c_private.h"
 #include "ir/flag.h"
 
 #include <inttypes.h>
@@ -9,38 +8,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-struct emit {
-	struct dojo_strbuf *sb;
-	dojo_program *prog;
-	dojo_deps *deps;
-	int *decl_depth;	/* per buffer: the scope depth it is declared at,
-				   -1: in the function */
-	int (*decl_path)[DOJO_MAX_DEPTH];
-	int path[DOJO_MAX_DEPTH];
-	int indent;
-	/* the body depth of a parallel scope whose heap temporaries are
-	 * allocated once a thread, around its loop: its body leaves them */
-	int thread_depth;
-	/* in a vector loop: the reductions kept in accumulators */
-	const dojo_node *acc_op[16];
-	int nacc;
-	/* in a vector loop: the reads invariant in it, loaded before it */
-	const dojo_access *inv[16];
-	int ninv;
-	/* the copies of the body that the unrolled scopes around make */
-	int64_t copies;
-	/* inside an OpenMP simd loop; vector math there (not exact) */
-	int vector;
-	bool vmath;
-	/* the marks of dojo_c_function: extents and numbers as "@K<n>@" */
-	bool marks;
-	bool names;	/* each loop's name in a comment */
-};
 
-static const char *const ctypes[] = { "float", "double", "int32_t", "int64_t" };
+const char *const dojo_c_types[4] = { "float", "double", "int32_t", "int64_t" };
+#define ctypes dojo_c_types
 
 static void
-indent(struct emit *e)
+indent(struct c_emit *e)
 {
 	dojo_strbuf_pad(e->sb, '\t', e->indent);
 }
@@ -48,14 +21,14 @@ indent(struct emit *e)
 /* Whether temporary "b" lives on the heap (with marks, every one: its
  * size is a parameter's). */
 static bool
-on_heap(struct emit *e, int b)
+on_heap(struct c_emit *e, int b)
 {
 	return e->marks || dojo_buffer_loc(e->prog, b) == DOJO_HEAP;
 }
 
 /* A mark of dojo_c_function: "@K<v>@". */
 static void
-emit_mark(struct emit *e, char kind, int64_t v)
+emit_mark(struct c_emit *e, char kind, int64_t v)
 {
 	dojo_strbuf_printf(e->sb, "@%c%" PRId64 "@", kind, v);
 }
@@ -78,7 +51,7 @@ strides(dojo_program *prog, int b, int64_t *stride)
 /* The largest value of the iterator of the scope at "depth" around the
  * code being emitted (its extent less one). */
 static int64_t
-iterator_max(struct emit *e, int depth)
+iterator_max(struct c_emit *e, int depth)
 {
 	dojo_node *scope = dojo_program_lookup(e->prog, e->path, depth + 1);
 
@@ -91,7 +64,7 @@ iterator_max(struct emit *e, int depth)
  * all when the rest lies in [0, fold) (codegen 4: GCC turns a % of a
  * vector loop's iterator into gathers and scatters). */
 static void
-emit_slot(struct emit *e, int64_t c, const int *depth, const int64_t *coef,
+emit_slot(struct c_emit *e, int64_t c, const int *depth, const int64_t *coef,
     int n, int64_t fold, int64_t stride, bool first)
 {
 	int64_t lo = c, hi = c, m;
@@ -132,7 +105,7 @@ emit_slot(struct emit *e, int64_t c, const int *depth, const int64_t *coef,
  * ((x0) * E1 + (x1)) * E2 + (x2), each index with its constant and
  * coefficients marked. */
 static void
-emit_offset_marked(struct emit *e, const dojo_access *acc)
+emit_offset_marked(struct c_emit *e, const dojo_access *acc)
 {
 	int b = dojo_array_buffer(e->prog, dojo_access_array(acc));
 	int64_t c, coef[DOJO_MAX_DEPTH];
@@ -161,7 +134,7 @@ emit_offset_marked(struct emit *e, const dojo_access *acc)
 }
 
 static void
-emit_offset(struct emit *e, const dojo_access *acc)
+emit_offset(struct c_emit *e, const dojo_access *acc)
 {
 	int b = dojo_array_buffer(e->prog, dojo_access_array(acc));
 	int64_t stride[DOJO_MAX_DIMS], c, coef[DOJO_MAX_DEPTH];
@@ -196,7 +169,7 @@ emit_offset(struct emit *e, const dojo_access *acc)
 }
 
 static void
-emit_access(struct emit *e, const dojo_access *acc)
+emit_access(struct c_emit *e, const dojo_access *acc)
 {
 	int i;
 
@@ -222,7 +195,7 @@ vector_fn(enum dojo_fn fn)
 
 /* An expression computed in type "t", as the interpreter does. */
 static void
-emit_expr(struct emit *e, const dojo_expr *x, enum dojo_dtype t)
+emit_expr(struct c_emit *e, const dojo_expr *x, enum dojo_dtype t)
 {
 	static const char *const ops[] = {
 		[DOJO_E_ADD] = "+", [DOJO_E_SUB] = "-", [DOJO_E_MUL] = "*",
@@ -334,7 +307,7 @@ emit_expr(struct emit *e, const dojo_expr *x, enum dojo_dtype t)
 }
 
 static void
-emit_op(struct emit *e, const dojo_node *op)
+emit_op(struct c_emit *e, const dojo_node *op)
 {
 	static const char *const upd[][3] = {
 		[DOJO_ADD_SET] = { "+", "+", "dojo_iadd" },
@@ -388,12 +361,16 @@ emit_op(struct emit *e, const dojo_node *op)
 }
 
 static void
-emit_decl(struct emit *e, int b)
+emit_decl(struct c_emit *e, int b)
 {
 	int64_t stride[DOJO_MAX_DIMS];
 	uint64_t n = strides(e->prog, b, stride);
 	const char *t = ctypes[dojo_buffer_dtype(e->prog, b)];
 
+	if (e->gpu) {
+		e->gpu_decl(e, b);
+		return;
+	}
 	indent(e);
 	if (e->marks) {
 		dojo_strbuf_printf(e->sb, "%s *restrict b_%s = dojo_alloc("
@@ -415,7 +392,7 @@ emit_decl(struct emit *e, int b)
 /* Whether temporary "b" is declared in the body at "depth" of the scope at
  * e->path; "heap": only a heap one, else only one the body declares. */
 static bool
-declared_at(struct emit *e, int b, int depth, bool heap)
+declared_at(struct c_emit *e, int b, int depth, bool heap)
 {
 	bool heap_b = on_heap(e, b);
 
@@ -429,11 +406,11 @@ declared_at(struct emit *e, int b, int depth, bool heap)
 }
 
 static void
-emit_frees(struct emit *e, int depth, bool heap)
+emit_frees(struct c_emit *e, int depth, bool heap)
 {
 	int b;
 
-	for (b = 0; b < dojo_program_n_buffers(e->prog); b++)
+	for (b = 0; b < dojo_program_n_buffers(e->prog) && !e->gpu; b++)
 		if (on_heap(e, b) && declared_at(e, b, depth, heap)) {
 			indent(e);
 			dojo_strbuf_printf(e->sb, "free(b_%s);\n",
@@ -444,7 +421,7 @@ emit_frees(struct emit *e, int depth, bool heap)
 /* The declarations that belong at the start of the scope at e->path
  * ("heap": its heap temporaries only, once a thread). */
 static void
-emit_decls(struct emit *e, int depth, bool heap)
+emit_decls(struct c_emit *e, int depth, bool heap)
 {
 	int b;
 
@@ -455,7 +432,7 @@ emit_decls(struct emit *e, int depth, bool heap)
 
 /* Whether the scope at e->path (depth "depth") carries a dependence. */
 static bool
-carries(struct emit *e, int depth, bool but_reductions)
+carries(struct c_emit *e, int depth, bool but_reductions)
 {
 	struct dojo_dep_query q;
 
@@ -468,12 +445,12 @@ carries(struct emit *e, int depth, bool but_reductions)
 	return dojo_deps_find(e->deps, &q) >= 0;
 }
 
-static void emit_node(struct emit *e, dojo_node *node, int depth);
+static void emit_node(struct c_emit *e, dojo_node *node, int depth);
 
 /* The loop of the scope "node" at "depth", opened; its body raises the
  * indent. */
 static void
-emit_for(struct emit *e, dojo_node *node, int depth)
+emit_for(struct c_emit *e, dojo_node *node, int depth)
 {
 	indent(e);
 	dojo_strbuf_printf(e->sb, "for (int64_t i%d = 0; i%d < ", depth,
@@ -492,7 +469,7 @@ emit_for(struct emit *e, dojo_node *node, int depth)
 /* The body of the scope "node" at "depth" (its declarations, children and
  * frees), then the brace that closes it; the indent was raised for it. */
 static void
-emit_body(struct emit *e, dojo_node *node, int depth)
+emit_body(struct c_emit *e, dojo_node *node, int depth)
 {
 	int i;
 
@@ -509,7 +486,7 @@ emit_body(struct emit *e, dojo_node *node, int depth)
 
 /* Whether an operation of the vector loop "node" writes buffer "b". */
 static bool
-written_in(struct emit *e, dojo_node *node, int b)
+written_in(struct c_emit *e, dojo_node *node, int b)
 {
 	int i;
 
@@ -524,7 +501,7 @@ written_in(struct emit *e, dojo_node *node, int b)
  * index names its iterator, no operation of the loop writes the buffer)
  * into e->inv. */
 static void
-find_invariants(struct emit *e, dojo_node *node, int depth,
+find_invariants(struct c_emit *e, dojo_node *node, int depth,
     const dojo_expr *x)
 {
 	int64_t c, coef[DOJO_MAX_DEPTH];
@@ -555,7 +532,7 @@ find_invariants(struct emit *e, dojo_node *node, int depth,
  * before it (a compiler keeps reloading them in an OpenMP simd loop,
  * where a store to another array of the same offset stalls the load). */
 static void
-emit_invariants(struct emit *e, dojo_node *node, int depth)
+emit_invariants(struct c_emit *e, dojo_node *node, int depth)
 {
 	const dojo_access *acc;
 	int i, n;
@@ -583,7 +560,7 @@ emit_invariants(struct emit *e, dojo_node *node, int depth)
  * OpenMP simd reduction over the accumulators.  false when there are
  * more than the accumulators can name. */
 static bool
-vector_reductions(struct emit *e, dojo_node *node, int depth)
+vector_reductions(struct c_emit *e, dojo_node *node, int depth)
 {
 	static const char *const clause[] = {
 		[DOJO_ADD_SET] = "+", [DOJO_MUL_SET] = "*",
@@ -650,7 +627,7 @@ vector_reductions(struct emit *e, dojo_node *node, int depth)
 /* A vector loop without carried dependences, its invariant reads loaded
  * before it in a block of their own. */
 static void
-emit_simd(struct emit *e, dojo_node *node, int depth)
+emit_simd(struct c_emit *e, dojo_node *node, int depth)
 {
 	indent(e);
 	dojo_strbuf_puts(e->sb, "{\n");
@@ -671,7 +648,7 @@ emit_simd(struct emit *e, dojo_node *node, int depth)
 /* A scope flagged u: its body once for each value of its iterator, a
  * constant in each copy. */
 static void
-emit_unrolled(struct emit *e, dojo_node *node, int depth)
+emit_unrolled(struct c_emit *e, dojo_node *node, int depth)
 {
 	int64_t k;
 
@@ -687,7 +664,7 @@ emit_unrolled(struct emit *e, dojo_node *node, int depth)
 }
 
 static bool
-has_heap_decls(struct emit *e, int depth)
+has_heap_decls(struct c_emit *e, int depth)
 {
 	int b;
 
@@ -702,7 +679,7 @@ has_heap_decls(struct emit *e, int depth)
  * its iterations reuse them (each iteration writes an element before it
  * reads it, so no value passes between them). */
 static void
-emit_parallel_region(struct emit *e, dojo_node *node, int depth)
+emit_parallel_region(struct c_emit *e, dojo_node *node, int depth)
 {
 	int saved = e->thread_depth;
 
@@ -725,7 +702,7 @@ emit_parallel_region(struct emit *e, dojo_node *node, int depth)
 }
 
 static void
-emit_node(struct emit *e, dojo_node *node, int depth)
+emit_node(struct c_emit *e, dojo_node *node, int depth)
 {
 	char flag;
 
@@ -735,6 +712,13 @@ emit_node(struct emit *e, dojo_node *node, int depth)
 	}
 	/* with marks, the naive form: every scope a plain loop */
 	flag = e->marks ? 0 : dojo_node_flag(node);
+	if (e->gpu && flag && flag != DOJO_FLAG_UNROLL) {
+		/* the code of one GPU thread */
+		indent(e);
+		dojo_strbuf_printf(e->sb, "/* '%c': a loop of one thread */\n",
+		    flag);
+		flag = 0;
+	}
 	if (flag == DOJO_FLAG_PARALLEL && has_heap_decls(e, depth + 1)) {
 		emit_parallel_region(e, node, depth);
 		return;
@@ -774,7 +758,7 @@ emit_node(struct emit *e, dojo_node *node, int depth)
  * that holds all its accesses and to which it is private (no value
  * crosses its iterations), else in the function. */
 struct place_ctx {
-	struct emit *e;
+	struct c_emit *e;
 	int b;
 	int common[DOJO_MAX_DEPTH + 1];
 	int ncommon;		/* -1: no access seen yet */
@@ -836,7 +820,7 @@ place_walk(struct place_ctx *c, dojo_node *node, int depth)
 }
 
 static void
-place_buffers(struct emit *e)
+place_buffers(struct c_emit *e)
 {
 	struct place_ctx c;
 	int b, i, n;
@@ -859,7 +843,7 @@ place_buffers(struct emit *e)
 				break;
 		/* a heap buffer is allocated once, or once a thread: at the
 		 * outermost parallel scope it is private to */
-		if (n > 0 && on_heap(e, b)) {
+		if (n > 0 && on_heap(e, b) && !e->gpu) {
 			for (i = 1; i <= n; i++)
 				if (dojo_node_flag(dojo_program_lookup(e->prog,
 				    c.common, i)) == DOJO_FLAG_PARALLEL &&
@@ -882,24 +866,37 @@ static const char prelude[] =
 "#include <string.h>\n"
 "\n"
 "/* a temporary: zeroed, on a 64-byte boundary (NULL past memory) */\n"
-"static inline void *dojo_alloc(size_t n) { void *p = aligned_alloc(64, (n + 63) / 64 * 64); if (p) memset(p, 0, n); return p; }\n"
-"static inline float dojo_maxf(float a, float b) { return a > b ? a : b; }\n"
-"static inline float dojo_minf(float a, float b) { return a < b ? a : b; }\n"
-"static inline double dojo_maxd(double a, double b) { return a > b ? a : b; }\n"
-"static inline double dojo_mind(double a, double b) { return a < b ? a : b; }\n"
-"static inline int64_t dojo_maxi(int64_t a, int64_t b) { return a > b ? a : b; }\n"
-"static inline int64_t dojo_mini(int64_t a, int64_t b) { return a < b ? a : b; }\n"
-"static inline int64_t dojo_iadd(int64_t a, int64_t b) { return (int64_t)((uint64_t)a + (uint64_t)b); }\n"
-"static inline int64_t dojo_isub(int64_t a, int64_t b) { return (int64_t)((uint64_t)a - (uint64_t)b); }\n"
-"static inline int64_t dojo_imul(int64_t a, int64_t b) { return (int64_t)((uint64_t)a * (uint64_t)b); }\n"
-"static inline int64_t dojo_idiv(int64_t a, int64_t b) { return b == 0 ? 0 : (a == INT64_MIN && b == -1) ? a : a / b; }\n"
-"static inline int64_t dojo_f2i(double v) { return v != v ? 0 : v >= 0x1p63 ? INT64_MAX : v < -0x1p63 ? INT64_MIN : (int64_t)v; }\n"
-"static inline int64_t dojo_iabs(int64_t a) { return a < 0 ? dojo_isub(0, a) : a; }\n"
-"static inline int64_t dojo_iexp(int64_t a) { return dojo_f2i(exp((double)a)); }\n"
-"static inline int64_t dojo_ilog(int64_t a) { return dojo_f2i(log((double)a)); }\n"
-"static inline int64_t dojo_isqrt(int64_t a) { return dojo_f2i(sqrt((double)a)); }\n"
-"static inline int64_t dojo_itanh(int64_t a) { return dojo_f2i(tanh((double)a)); }\n"
-"\n";
+"static inline void *dojo_alloc(size_t n) { void *p = aligned_alloc(64, (n + 63) / 64 * 64); if (p) memset(p, 0, n); return p; }\n";
+
+/* The helpers of the code, each after its qualifier. */
+static const char *const helpers[] = {
+	"float dojo_maxf(float a, float b) { return a > b ? a : b; }\n",
+	"float dojo_minf(float a, float b) { return a < b ? a : b; }\n",
+	"double dojo_maxd(double a, double b) { return a > b ? a : b; }\n",
+	"double dojo_mind(double a, double b) { return a < b ? a : b; }\n",
+	"int64_t dojo_maxi(int64_t a, int64_t b) { return a > b ? a : b; }\n",
+	"int64_t dojo_mini(int64_t a, int64_t b) { return a < b ? a : b; }\n",
+	"int64_t dojo_iadd(int64_t a, int64_t b) { return (int64_t)((uint64_t)a + (uint64_t)b); }\n",
+	"int64_t dojo_isub(int64_t a, int64_t b) { return (int64_t)((uint64_t)a - (uint64_t)b); }\n",
+	"int64_t dojo_imul(int64_t a, int64_t b) { return (int64_t)((uint64_t)a * (uint64_t)b); }\n",
+	"int64_t dojo_idiv(int64_t a, int64_t b) { return b == 0 ? 0 : (a == INT64_MIN && b == -1) ? a : a / b; }\n",
+	"int64_t dojo_f2i(double v) { return v != v ? 0 : v >= 0x1p63 ? INT64_MAX : v < -0x1p63 ? INT64_MIN : (int64_t)v; }\n",
+	"int64_t dojo_iabs(int64_t a) { return a < 0 ? dojo_isub(0, a) : a; }\n",
+	"int64_t dojo_iexp(int64_t a) { return dojo_f2i(exp((double)a)); }\n",
+	"int64_t dojo_ilog(int64_t a) { return dojo_f2i(log((double)a)); }\n",
+	"int64_t dojo_isqrt(int64_t a) { return dojo_f2i(sqrt((double)a)); }\n",
+	"int64_t dojo_itanh(int64_t a) { return dojo_f2i(tanh((double)a)); }\n",
+};
+
+void
+dojo_c_helpers(struct dojo_strbuf *out, const char *qualifier)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof helpers / sizeof *helpers; i++)
+		dojo_strbuf_printf(out, "%s %s", qualifier, helpers[i]);
+	dojo_strbuf_puts(out, "\n");
+}
 
 /* The fast mode's vector math: in OpenMP simd loops, the libm functions
  * under other names declared with their vector variants (GCC calls
@@ -931,7 +928,7 @@ int
 dojo_c_emit_function(struct dojo_strbuf *out, dojo_program *prog, bool exact,
     const struct dojo_c_function *fn)
 {
-	struct emit e;
+	struct c_emit e;
 	int b, d, i, arg = 0, nbuf = dojo_program_n_buffers(prog);
 	const char *params = fn->marks ? "void **args, const int64_t *dojo_n" :
 	    "void **args";
@@ -943,25 +940,13 @@ dojo_c_emit_function(struct dojo_strbuf *out, dojo_program *prog, bool exact,
 				    "folded: no form for other extents",
 				    dojo_program_file(prog),
 				    dojo_buffer_name(prog, b));
-	memset(&e, 0, sizeof e);
+	if (dojo_c_begin(&e, out, prog, exact, true) < 0)
+		return -1;
 	e.marks = fn->marks;
 	e.names = fn->names;
-	e.vmath = !exact;
-	e.copies = 1;
-	e.thread_depth = -2;
-	e.sb = out;
-	e.prog = prog;
-	e.deps = dojo_deps_new(prog);
-	e.decl_depth = calloc(nbuf + 1, sizeof *e.decl_depth);
-	e.decl_path = calloc(nbuf + 1, sizeof *e.decl_path);
-	if (!e.deps || !e.decl_depth || !e.decl_path) {
-		dojo_deps_free(e.deps);
-		free(e.decl_depth);
-		free(e.decl_path);
-		return -1;
-	}
 	place_buffers(&e);
 	dojo_strbuf_puts(out, prelude);
+	dojo_c_helpers(out, "static inline");
 	if (e.vmath)
 		dojo_strbuf_puts(out, vector_math);
 	dojo_strbuf_printf(out, "%svoid %s(%s);\n\n%svoid\n%s(%s)\n{\n",
@@ -982,10 +967,74 @@ dojo_c_emit_function(struct dojo_strbuf *out, dojo_program *prog, bool exact,
 	}
 	emit_frees(&e, -1, false);
 	dojo_strbuf_puts(out, "}\n");
-	dojo_deps_free(e.deps);
-	free(e.decl_depth);
-	free(e.decl_path);
+	dojo_c_end(&e);
 	if (out->oom)
 		return dojo_error_set("out of memory");
 	return 0;
+}
+
+int
+dojo_c_begin(struct c_emit *e, struct dojo_strbuf *out, dojo_program *prog,
+    bool exact, bool hoist)
+{
+	int nbuf = dojo_program_n_buffers(prog);
+
+	memset(e, 0, sizeof *e);
+	e->vmath = !exact;
+	e->copies = 1;
+	e->thread_depth = -2;
+	e->gpu = !hoist;
+	e->sb = out;
+	e->prog = prog;
+	e->deps = dojo_deps_new(prog);
+	e->decl_depth = calloc(nbuf + 1, sizeof *e->decl_depth);
+	e->decl_path = calloc(nbuf + 1, sizeof *e->decl_path);
+	if (!e->deps || !e->decl_depth || !e->decl_path) {
+		dojo_c_end(e);
+		return -1;
+	}
+	if (!hoist)
+		place_buffers(e);
+	return 0;
+}
+
+void
+dojo_c_end(struct c_emit *e)
+{
+	dojo_deps_free(e->deps);
+	free(e->decl_depth);
+	free(e->decl_path);
+	e->deps = NULL;
+	e->decl_depth = NULL;
+	e->decl_path = NULL;
+}
+
+void
+dojo_c_indent(struct c_emit *e)
+{
+	indent(e);
+}
+
+void
+dojo_c_node(struct c_emit *e, dojo_node *node, int depth)
+{
+	emit_node(e, node, depth);
+}
+
+void
+dojo_c_for(struct c_emit *e, dojo_node *node, int depth)
+{
+	emit_for(e, node, depth);
+}
+
+void
+dojo_c_decls(struct c_emit *e, int depth)
+{
+	emit_decls(e, depth, false);
+}
+
+uint64_t
+dojo_c_storage(dojo_program *prog, int b, int64_t *stride)
+{
+	return strides(prog, b, stride);
 }

@@ -94,16 +94,42 @@ dojo_cross_runner(const char *target, char *out, size_t len)
 }
 
 bool
-dojo_cross_installed(const struct dojo_cross *x, char *missing, size_t len)
+dojo_cross_compiler(const struct dojo_cross *x,
+    const struct dojo_cross_variant *v, char *out, size_t len)
 {
-	const char *need[2] = { x->cc, x->qemu };
+	const char *cc = v && v->cc ? v->cc : x->cc;
+	const char *home = x->home_env ? getenv(x->home_env) : NULL;
 	int i;
 
-	for (i = 0; i < 2; i++)
-		if (!dojo_on_path(need[i])) {
-			snprintf(missing, len, "%s", need[i]);
-			return false;
-		}
+	snprintf(out, len, "%s", cc);
+	if (dojo_on_path(cc) || (v && v->cc) || !x->home_default)
+		return dojo_on_path(cc);
+	for (i = 0; i < 2; i++) {
+		if (i == 0 && (!home || !*home))
+			continue;
+		snprintf(out, len, "%s/bin/%s", i == 0 ? home :
+		    x->home_default, cc);
+		if (access(out, X_OK) == 0)
+			return true;
+	}
+	snprintf(out, len, "%s", cc);
+	return false;
+}
+
+bool
+dojo_cross_installed(const struct dojo_cross *x,
+    const struct dojo_cross_variant *v, char *missing, size_t len)
+{
+	char cc[4096];
+
+	if (!dojo_cross_compiler(x, v, cc, sizeof cc)) {
+		snprintf(missing, len, "%s", cc);
+		return false;
+	}
+	if (x->qemu && !dojo_on_path(x->qemu)) {
+		snprintf(missing, len, "%s", x->qemu);
+		return false;
+	}
 	return true;
 }
 
@@ -124,7 +150,7 @@ arg_bytes(dojo_program *prog, int b)
 	return n;
 }
 
-static const char driver[] =
+const char dojo_cross_io[] =
 "\n"
 "/* The standalone program of a cross target: the kernel's arguments from\n"
 " * DIR/NAME.bin, its outputs to DIR/NAME.out, REPS timed runs (after the\n"
@@ -189,7 +215,9 @@ static const char driver[] =
 "\tclock_gettime(CLOCK_MONOTONIC, &t);\n"
 "\treturn t.tv_sec * 1e9 + t.tv_nsec;\n"
 "}\n"
-"\n"
+"\n";
+
+static const char driver[] =
 "int\n"
 "main(int argc, char **argv)\n"
 "{\n"
@@ -247,13 +275,11 @@ static const char driver[] =
 "\treturn fclose(f) != 0;\n"
 "}\n";
 
-int
-dojo_cross_emit(struct dojo_strbuf *out, dojo_program *prog, bool exact)
+void
+dojo_cross_args(struct dojo_strbuf *out, dojo_program *prog)
 {
 	int b, n = 0, pass;
 
-	if (dojo_c_emit(out, prog, exact) < 0)
-		return -1;
 	dojo_strbuf_puts(out, "\n/* the kernel's arguments */\n");
 	for (pass = 0; pass < 4; pass++) {
 		static const char *const heads[] = {
@@ -285,6 +311,15 @@ dojo_cross_emit(struct dojo_strbuf *out, dojo_program *prog, bool exact)
 		dojo_strbuf_puts(out, n ? " };\n" : " 0 };\n");
 	}
 	dojo_strbuf_printf(out, "#define DOJO_NARGS %d\n", n);
+	dojo_strbuf_puts(out, dojo_cross_io);
+}
+
+int
+dojo_cross_emit(struct dojo_strbuf *out, dojo_program *prog, bool exact)
+{
+	if (dojo_c_emit(out, prog, exact) < 0)
+		return -1;
+	dojo_cross_args(out, prog);
 	dojo_strbuf_puts(out, driver);
 	return out->oom ? dojo_error_set("out of memory") : 0;
 }
@@ -454,7 +489,8 @@ dojo_cross_run(const struct dojo_cross *x, dojo_program *prog,
 	const char *argv[256];
 	char **w1 = NULL, **w2 = NULL, **w3 = NULL;
 	const char *tmp = getenv("TMPDIR"), *runner = NULL;
-	char name[64], configured[4096];
+	char name[64], configured[4096], cc[4096];
+	char **w0 = NULL, **w4 = NULL;
 	struct dojo_strbuf sb;
 	int n = 0, b, st, rc = -1;
 
@@ -471,16 +507,24 @@ dojo_cross_run(const struct dojo_cross *x, dojo_program *prog,
 	} else if (strcmp(opt->runner, "-") != 0) {
 		runner = opt->runner;
 	}
-	if (!dojo_cross_installed(x, missing, sizeof missing) &&
-	    (!runner || !strcmp(missing, x->cc)))
+	/* only the compiler is needed here when a runner runs the program */
+	if (!dojo_cross_installed(x, v, missing, sizeof missing) &&
+	    (!runner || !x->qemu || strcmp(missing, x->qemu) != 0))
 		return dojo_error_set("%s is not installed (Debian: apt-get "
 		    "install %s)", missing, x->packages);
+	if (x->device && !runner && !v->emulated && access(x->device,
+	    F_OK) != 0)
+		return dojo_error_set("target %s: no device here (no %s): "
+		    "emit still writes its code; --runner CMD runs it on a "
+		    "machine with one, and %s:emu checks it on this CPU",
+		    x->name, x->device, x->name);
+	dojo_cross_compiler(x, v, cc, sizeof cc);
 	snprintf(base, sizeof base, "%s/perfdojo-x-XXXXXX", tmp && *tmp ?
 	    tmp : "/tmp");
 	if (!mkdtemp(base))
 		return dojo_error_set("%s: %s", base, strerror(errno));
 	snprintf(io, sizeof io, "%s/io", base);
-	snprintf(src, sizeof src, "%s/k.c", base);
+	snprintf(src, sizeof src, "%s/%s", base, x->source);
 	snprintf(exe, sizeof exe, "%s/k", base);
 	snprintf(err, sizeof err, "%s/err", base);
 	if (mkdir(io, 0700) < 0) {
@@ -488,30 +532,28 @@ dojo_cross_run(const struct dojo_cross *x, dojo_program *prog,
 		goto out;
 	}
 	dojo_strbuf_init(&sb);
-	if (dojo_cross_emit(&sb, prog, opt->exact) < 0 ||
+	if (x->emit(&sb, prog, opt->exact) < 0 ||
 	    write_bytes(src, sb.s, sb.len) < 0) {
 		dojo_strbuf_release(&sb);
 		goto out;
 	}
 	dojo_strbuf_release(&sb);
-	/* compile: the mode, the base flags, the variant's, the caller's */
-	argv[n++] = x->cc;
-	argv[n++] = opt->exact ? "-ffp-contract=off" : "-ffp-contract=fast";
-	argv[n++] = "-O3";
-	argv[n++] = "-fopenmp";
-	argv[n++] = "-fno-math-errno";
-	if (add_words(argv, &n, 240, v->cflags, &w1) < 0 ||
+	/* compile: the mode, the variant's flags, the caller's */
+	argv[n++] = cc;
+	if (add_words(argv, &n, 240, v->mode[opt->exact] ?
+	    v->mode[opt->exact] : x->mode[opt->exact], &w0) < 0 ||
+	    add_words(argv, &n, 240, v->cflags, &w1) < 0 ||
 	    add_words(argv, &n, 240, opt->cflags, &w2) < 0)
 		goto out;
-	argv[n++] = "-static";
 	argv[n++] = "-o";
 	argv[n++] = exe;
 	argv[n++] = src;
-	argv[n++] = "-lm";
+	if (add_words(argv, &n, 240, v->libs ? v->libs : x->libs, &w4) < 0)
+		goto out;
 	argv[n] = NULL;
 	if (dojo_spawn(argv, err, opt->timeout, &st) < 0)
 		goto out;
-	outcome(&res->run, st, opt->timeout, x->cc, err,
+	outcome(&res->run, st, opt->timeout, cc, err,
 	    DOJO_OUTCOME_COMPILE_ERROR);
 	if (res->run.outcome != DOJO_OUTCOME_OK) {
 		rc = 0;
@@ -526,12 +568,13 @@ dojo_cross_run(const struct dojo_cross *x, dojo_program *prog,
 		    arg_bytes(prog, b)) < 0)
 			goto out;
 	}
-	/* run: the runner, or qemu-user with the variant's processor */
+	/* run: the runner, qemu-user with the variant's processor, or the
+	 * program itself */
 	n = 0;
 	if (runner && *runner) {
 		if (add_words(argv, &n, 240, runner, &w3) < 0)
 			goto out;
-	} else {
+	} else if (x->qemu) {
 		argv[n++] = x->qemu;
 		if (v->qemu_cpu) {
 			snprintf(cpu, sizeof cpu, "%s", v->qemu_cpu);
@@ -539,6 +582,11 @@ dojo_cross_run(const struct dojo_cross *x, dojo_program *prog,
 			argv[n++] = cpu;
 		}
 		res->emulated = true;
+		snprintf(res->emulator, sizeof res->emulator, "%s", x->qemu);
+	} else if (v->emulated) {
+		res->emulated = true;
+		snprintf(res->emulator, sizeof res->emulator, "%s:%s",
+		    x->name, v->name);
 	}
 	snprintf(reps, sizeof reps, "%d", opt->reps > 0 ? opt->reps : 0);
 	argv[n++] = exe;
@@ -551,7 +599,8 @@ dojo_cross_run(const struct dojo_cross *x, dojo_program *prog,
 	res->run.ended = now_unix();
 	res->run.wall_s = res->run.ended - res->run.began;
 	outcome(&res->run, st, opt->timeout, runner && *runner ?
-	    "the runner" : x->qemu, err, DOJO_OUTCOME_CRASH);
+	    "the runner" : x->qemu ? x->qemu : "the program", err,
+	    DOJO_OUTCOME_CRASH);
 	snprintf(path, sizeof path, "%s/machine", io);
 	first_line(res->machine, sizeof res->machine, path);
 	if (res->run.outcome != DOJO_OUTCOME_OK) {
@@ -585,6 +634,8 @@ dojo_cross_run(const struct dojo_cross *x, dojo_program *prog,
 	}
 	rc = 0;
 out:
+	free(w0);
+	free(w4);
 	free(w1);
 	free(w2);
 	free(w3);
@@ -599,7 +650,7 @@ out:
 	}
 	{
 		static const char *const left[] = { "times", "machine" };
-		static const char *const mine[] = { "k.c", "k", "err" };
+		const char *const mine[] = { x->source, "k", "err" };
 
 		remove_dir(io, left, 2);
 		remove_dir(base, mine, 3);

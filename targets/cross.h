@@ -18,16 +18,39 @@ struct dojo_cross_variant {
 	const char *cflags;		/* the instruction set: -march=... */
 	const char *qemu_cpu;		/* qemu's -cpu, NULL: its default */
 	const char *about;
+	/* NULL: the target's.  A variant that compiles with another
+	 * compiler (cuda:emu: the host's C++ compiler) */
+	const char *cc;
+	const char *mode[2];		/* its flags of the fast and exact mode */
+	const char *libs;
+	/* run here, with neither qemu nor the target's device: an emulation
+	 * for checking, whose times are never that machine's */
+	bool emulated;
 };
 
-/* What a cross target needs. */
+/* What a target of another machine needs: how its standalone program is
+ * written, compiled and run. */
 struct dojo_cross {
 	const char *name;		/* the target's: "aarch64" */
-	const char *cc;			/* "aarch64-linux-gnu-gcc" */
-	const char *qemu;		/* "qemu-aarch64" */
+	const char *cc;			/* "aarch64-linux-gnu-gcc", "nvcc" */
+	/* "qemu-aarch64"; NULL: the program runs here directly, on the
+	 * device named below */
+	const char *qemu;
 	const char *packages;		/* the Debian packages of both */
 	const struct dojo_cross_variant *variants;	/* the first: default */
 	int nvariants;
+	const char *source;		/* the program's file name: "k.c" */
+	/* the standalone program (dojo_cross_emit, dojo_cuda_emit) */
+	int (*emit)(struct dojo_strbuf *out, dojo_program *prog, bool exact);
+	const char *mode[2];		/* the flags of the fast and exact
+					   modes (doc/measure.md), words */
+	const char *libs;		/* after the source */
+	/* where cc is when not on $PATH: $HOME_ENV/bin, else
+	 * HOME_DEFAULT/bin ("CUDA_HOME", "/usr/local/cuda"); NULL: $PATH */
+	const char *home_env, *home_default;
+	/* a file that exists on a machine with the device ("/dev/nvidiactl");
+	 * NULL: none needed */
+	const char *device;
 };
 
 /* How a program is run. */
@@ -55,7 +78,9 @@ struct dojo_cross_result {
 	 * Neoverse-N1" (qemu-user: the emulated architecture with this
 	 * machine's processor) */
 	char machine[256];
-	bool emulated;			/* run by qemu-user, no runner */
+	bool emulated;			/* run by qemu-user or an emulation, no
+					   runner */
+	char emulator[64];		/* what emulated it: "qemu-aarch64" */
 };
 
 /* The variant "name" of "x" (NULL or "": the default), or NULL with the
@@ -70,16 +95,30 @@ bool dojo_cross_runner(const char *target, char *out, size_t len);
 /* Whether "program" is an executable file, on $PATH unless it names a
  * path. */
 bool dojo_on_path(const char *program);
-/* Whether the compiler and qemu of "x" are installed; the first missing
- * program into "missing" otherwise. */
+/* Whether the compiler and qemu of "x" (of its variant "v", NULL: the
+ * default) are installed; the first missing program into "missing"
+ * otherwise. */
 bool dojo_cross_installed(__dojo_keep const struct dojo_cross *x,
-    char *missing, size_t len);
+    __dojo_keep const struct dojo_cross_variant *v, char *missing,
+    size_t len);
+/* The compiler of variant "v" of "x" into "out": its name on $PATH, or
+ * its path under x->home_env or x->home_default; whether found. */
+bool dojo_cross_compiler(__dojo_keep const struct dojo_cross *x,
+    __dojo_keep const struct dojo_cross_variant *v, char *out, size_t len);
 /* The standalone program's C: the kernel (the C target's, in the mode of
  * "exact") and a main that reads the kernel's arguments from
  * DIR/NAME.bin, runs it, writes DIR/NAME.out for the out and inout
  * ones, and with REPS > 0 times REPS more runs into DIR/times. */
 int dojo_cross_emit(__dojo_keep struct dojo_strbuf *out,
     __dojo_keep dojo_program *prog, bool exact);
+/* The standalone program's reading and writing: dojo_open(DIR, NAME,
+ * EXT, MODE), dojo_machine(DIR) (DIR/machine: "aarch64, 4 cpus, MODEL"),
+ * dojo_now() in nanoseconds; C that C++ compiles too. */
+extern const char dojo_cross_io[];
+/* The tables of the kernel's arguments (dojo_names, dojo_bytes,
+ * dojo_writes, dojo_inout, DOJO_NARGS), then dojo_cross_io. */
+void dojo_cross_args(__dojo_keep struct dojo_strbuf *out,
+    __dojo_keep dojo_program *prog);
 /* Compile "prog" for "x" and run it on "data" (its out and inout buffers
  * come back when the outcome is ok).  -1 with the last error set only
  * when it could not be attempted (nothing installed, no folder); a kernel

@@ -3,6 +3,7 @@
 #include "targets/target.h"
 #include "targets/c.h"
 #include "targets/cross.h"
+#include "targets/cuda.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -12,6 +13,8 @@
  * registers (more spills to the stack anyway). */
 #define CPU_STACK_BYTES (256 << 10)
 #define CPU_REG_ELEMS 256
+/* A GPU thread's stack buffers are its local memory */
+#define GPU_LOCAL_BYTES (16 << 10)
 
 static const struct dojo_cross_variant aarch64_variants[] = {
 	{ "", "-march=armv8-a", NULL, "Armv8-A with NEON (128-bit vectors)" },
@@ -20,10 +23,17 @@ static const struct dojo_cross_variant aarch64_variants[] = {
 	{ "sve256", "-march=armv8.2-a+sve -msve-vector-bits=256",
 	  "max,sve256=on", "SVE with 256-bit vectors (as Graviton3's)" },
 };
+/* The C of the cross targets: their modes' flags (doc/measure.md), linked
+ * static so that the program needs nothing on the machine but Linux */
+#define CROSS_C "k.c", dojo_cross_emit, \
+	{ "-ffp-contract=fast -O3 -fopenmp -fno-math-errno", \
+	  "-ffp-contract=off -O3 -fopenmp -fno-math-errno" }, "-static -lm", \
+	NULL, NULL, NULL
+
 static const struct dojo_cross aarch64 = {
 	"aarch64", "aarch64-linux-gnu-gcc", "qemu-aarch64",
 	"gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user",
-	aarch64_variants, 3,
+	aarch64_variants, 3, CROSS_C
 };
 
 static const struct dojo_cross_variant riscv64_variants[] = {
@@ -34,7 +44,24 @@ static const struct dojo_cross_variant riscv64_variants[] = {
 static const struct dojo_cross riscv64 = {
 	"riscv64", "riscv64-linux-gnu-gcc", "qemu-riscv64",
 	"gcc-riscv64-linux-gnu libc6-dev-riscv64-cross qemu-user",
-	riscv64_variants, 2,
+	riscv64_variants, 2, CROSS_C
+};
+
+static const struct dojo_cross_variant cuda_variants[] = {
+	{ "", "-arch=sm_90", NULL, "sm_90: H100, H200, GH200", NULL,
+	  { NULL, NULL }, NULL, false },
+	{ "sm_80", "-arch=sm_80", NULL, "sm_80: A100", NULL, { NULL, NULL },
+	  NULL, false },
+	{ "emu", NULL, NULL, "the CUDA code on this CPU, blocks one after "
+	  "another, threads as coroutines: checks, never times", "c++",
+	  { "-O1 -x c++ -DDOJO_CUDA_EMULATE -ffp-contract=fast",
+	    "-O1 -x c++ -DDOJO_CUDA_EMULATE -ffp-contract=off" }, "-lm", true },
+};
+static const struct dojo_cross cuda = {
+	"cuda", "nvcc", NULL, "nvidia-cuda-toolkit (or NVIDIA's CUDA in "
+	"/usr/local/cuda)", cuda_variants, 3, "k.cu", dojo_cuda_emit,
+	{ "-O3 -fmad=true", "-O3 -fmad=false" }, NULL, "CUDA_HOME",
+	"/usr/local/cuda", "/dev/nvidiactl"
 };
 
 static const struct dojo_target targets[] = {
@@ -47,9 +74,10 @@ static const struct dojo_target targets[] = {
 	{ "riscv64", "C11 with OpenMP for 64-bit RISC-V, cross-compiled, run "
 	  "by qemu-user or a runner", { "riscv64", false, CPU_STACK_BYTES,
 	  CPU_REG_ELEMS }, dojo_cross_emit, false, &riscv64 },
-	{ "cuda", "CUDA: the GPU moves (grid, block, warp, shared memory); "
-	  "no code yet", { "cuda", true, CPU_STACK_BYTES, CPU_REG_ELEMS },
-	  NULL, false, NULL },
+	{ "cuda", "CUDA for NVIDIA GPUs: grid, block and warp scopes, shared "
+	  "memory; compiled with nvcc, run on a GPU here or through a runner",
+	  { "cuda", true, GPU_LOCAL_BYTES, CPU_REG_ELEMS,
+	  DOJO_CUDA_SHARED_BYTES, 1024 }, dojo_cuda_emit, false, &cuda },
 };
 static const int n_targets = sizeof targets / sizeof *targets;
 

@@ -241,7 +241,7 @@ measure_cross(dojo_program *prog, const char *file, const char *target,
 		if (m.outcome == DOJO_OUTCOME_OK && xr.emulated)
 			printf("emulated by %s: not that machine's time, and not "
 			    "kept (--runner runs it on the machine)\n",
-			    t->cross->qemu);
+			    xr.emulator);
 		else if (m.outcome == DOJO_OUTCOME_OK)
 			printf("kept under fingerprint %.12s, the machine the "
 			    "runner reported%s\n", m.fingerprint, m.stored ? "" :

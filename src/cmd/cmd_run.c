@@ -47,7 +47,7 @@ run_run(int argc, char **argv)
 	const char *inputs = NULL, *outputs = NULL, *file, *target = NULL;
 	const char *runner = NULL;
 	const struct dojo_target *t = NULL;
-	char ran[320] = "";
+	char ran[400] = "";
 	struct dojo_run_result res;
 	struct dojo_run_options ropt = { NULL, NULL, 60, DOJO_RUN_MEMORY };
 	double interp_limit = 0;	/* the interpreter's: only --timeout */
@@ -154,9 +154,10 @@ run_run(int argc, char **argv)
 			res = xr.run;
 			/* where it ran, as that side says */
 			if (xr.machine[0])
-				snprintf(ran, sizeof ran, "# ran on %s%s\n",
-				    xr.machine, xr.emulated ?
-				    " (qemu-user: emulated)" : "");
+				snprintf(ran, sizeof ran, "# ran on %s%s%s%s\n",
+				    xr.machine, xr.emulated ? " (emulated by " :
+				    "", xr.emulated ? xr.emulator : "",
+				    xr.emulated ? ")" : "");
 		} else if (dojo_c_run(prog, data, &ropt, &res) < 0) {
 			goto out_free_data;
 		}

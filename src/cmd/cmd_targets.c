@@ -15,32 +15,34 @@
 static void
 installed(char *out, size_t len, const struct dojo_target *t)
 {
-	char missing[128], nvcc[1024], **ccw;
-	const char *cc = getenv("CC"), *cuda = getenv("CUDA_HOME");
+	char missing[128], **ccw;
+	const char *cc = getenv("CC");
 
-	if (t->cross) {
-		if (dojo_cross_installed(t->cross, missing, sizeof missing))
+	if (t->cross && !t->cross->qemu) {
+		char found[256];
+
+		snprintf(out, len, "%s: %s; GPU: %s (without one, emit works, "
+		    "%s:emu checks the code on this CPU, --runner runs it on "
+		    "a machine with one)", t->cross->cc,
+		    dojo_cross_compiler(t->cross, NULL, found, sizeof found) ?
+		    found : "missing", access(t->cross->device, F_OK) == 0 ?
+		    "present" : "none", t->name);
+	} else if (t->cross) {
+		if (dojo_cross_installed(t->cross, NULL, missing,
+		    sizeof missing))
 			snprintf(out, len, "%s and %s: installed; runs here "
 			    "emulated (times not cached), or on the machine "
 			    "with --runner", t->cross->cc, t->cross->qemu);
 		else
 			snprintf(out, len, "%s missing (apt-get install %s)",
 			    missing, t->cross->packages);
-	} else if (t->runs_here) {
+	} else {
 		/* $CC's first word, as the runner runs it */
 		ccw = dojo_split_words(cc && *cc ? cc : "cc", NULL);
 		snprintf(out, len, "%s: %s; compiled and run here", ccw &&
 		    ccw[0] ? ccw[0] : "cc", dojo_on_path(ccw && ccw[0] ?
 		    ccw[0] : "cc") ? "installed" : "missing");
 		free(ccw);
-	} else {
-		snprintf(nvcc, sizeof nvcc, "%s/bin/nvcc", cuda && *cuda ?
-		    cuda : "/usr/local/cuda");
-		snprintf(out, len, "nvcc: %s; GPU: %s; no code generator yet "
-		    "(emit, run and measure refuse it; its moves are legal)",
-		    dojo_on_path("nvcc") || access(nvcc, X_OK) == 0 ?
-		    "installed" : "missing", access("/dev/nvidiactl", F_OK) ==
-		    0 ? "present" : "none");
 	}
 }
 
@@ -49,7 +51,7 @@ targets_run(int argc, char **argv)
 {
 	const struct dojo_command *cmd = &dojo_command_targets;
 	struct dojo_option_parser p;
-	char what[512];
+	char what[1024];
 	int c, i, v;
 
 	dojo_option_parser_init(&p, cmd);

@@ -45,6 +45,10 @@ struct cuda {
 	int64_t *copies;		/* per temporary */
 	int threads;			/* the block size of the kernel */
 	int host_indent;
+	/* per buffer: read, written by the block's code since its last
+	 * barrier */
+	bool *read, *written;
+	bool dirty;			/* any */
 };
 
 /* Whether "node" or a scope under it has flag "f" (or "g", when "f" is
@@ -403,12 +407,80 @@ block_threads(struct cuda *c, dojo_node *parent, int depth)
 	return most;
 }
 
+/* The buffers the expression "x" reads, into "r". */
 static void
-sync_threads(struct cuda *c)
+reads(dojo_program *prog, const dojo_expr *x, bool *r)
 {
-	if (c->threads > 1) {
+	if (!x || dojo_expr_kind(x) == DOJO_E_NUM)
+		return;
+	if (dojo_expr_kind(x) == DOJO_E_ACCESS) {
+		r[dojo_array_buffer(prog, dojo_access_array(dojo_expr_access(x)))] =
+		    true;
+		return;
+	}
+	reads(prog, dojo_expr_arg(x, 0), r);
+	reads(prog, dojo_expr_arg(x, 1), r);
+}
+
+/* The buffers the operations under "node" read and write. */
+static void
+touches(dojo_program *prog, dojo_node *node, bool *r, bool *w)
+{
+	int b, i;
+
+	if (dojo_node_kind(node) == DOJO_OP) {
+		b = dojo_array_buffer(prog, dojo_access_array(dojo_op_lhs(node)));
+		w[b] = true;
+		/* an update reads what it writes */
+		if (dojo_op_update(node) != DOJO_SET)
+			r[b] = true;
+		reads(prog, dojo_op_rhs(node), r);
+		return;
+	}
+	for (i = 0; i < dojo_node_n_children(node); i++)
+		touches(prog, dojo_node_child(node, i), r, w);
+}
+
+/* A barrier, when the block has threads and wrote or read since the
+ * last (with "emit"; without, the kernel starts). */
+static void
+barrier(struct cuda *c, bool emit)
+{
+	int nbuf = dojo_program_n_buffers(c->e.prog);
+
+	if (emit && c->threads > 1 && c->dirty) {
 		dojo_c_indent(&c->e);
 		dojo_strbuf_puts(c->e.sb, "__syncthreads();\n");
+	}
+	memset(c->read, 0, nbuf * sizeof *c->read);
+	memset(c->written, 0, nbuf * sizeof *c->written);
+	c->dirty = false;
+}
+
+/* Before the part of the block's code made of the children "from" to
+ * "to" of "parent": a barrier when it touches a buffer that the parts
+ * since the last one wrote, or writes one they read (another thread may
+ * have done it: the barrier orders them); then its accesses count. */
+static void
+part(struct cuda *c, dojo_node *parent, int from, int to)
+{
+	int nbuf = dojo_program_n_buffers(c->e.prog), b, i;
+	bool *r = c->read + nbuf + 1, *w = c->written + nbuf + 1;
+
+	memset(r, 0, nbuf * sizeof *r);
+	memset(w, 0, nbuf * sizeof *w);
+	for (i = from; i < to; i++)
+		touches(c->e.prog, child(c, parent, i), r, w);
+	for (b = 0; b < nbuf; b++)
+		if ((r[b] && c->written[b]) || (w[b] && (c->read[b] ||
+		    c->written[b])))
+			break;
+	if (b < nbuf)
+		barrier(c, true);
+	for (b = 0; b < nbuf; b++) {
+		c->read[b] |= r[b];
+		c->written[b] |= w[b];
+		c->dirty |= r[b] || w[b];
 	}
 }
 
@@ -435,7 +507,6 @@ thread_chain(struct cuda *c, dojo_node *s, int depth)
 	c->e.indent--;
 	dojo_c_indent(&c->e);
 	dojo_strbuf_puts(c->e.sb, "}\n");
-	sync_threads(c);
 }
 
 /* The children of "parent" at "depth", code that all the threads of a
@@ -452,14 +523,18 @@ block_code(struct cuda *c, dojo_node *parent, int depth)
 		c->e.path[depth] = i;
 		j = i + 1;
 		if (threads_flag(dojo_node_flag(k))) {
+			part(c, parent, i, j);
 			thread_chain(c, k, depth);
 			continue;
 		}
 		if (holds(k, DOJO_FLAG_BLOCK)) {
-			/* a loop every thread runs, its barriers inside */
+			/* a loop every thread runs, its barriers inside; its
+			 * next iteration may touch what this one did */
+			barrier(c, true);
 			dojo_c_for(&c->e, k, depth);
 			dojo_c_decls(&c->e, depth + 1);
 			block_code(c, k, depth + 1);
+			barrier(c, true);
 			c->e.indent--;
 			dojo_c_indent(&c->e);
 			dojo_strbuf_puts(c->e.sb, "}\n");
@@ -467,6 +542,7 @@ block_code(struct cuda *c, dojo_node *parent, int depth)
 		}
 		while (j < n && !holds(child(c, parent, j), DOJO_FLAG_BLOCK))
 			j++;
+		part(c, parent, i, j);
 		if (c->threads > 1) {
 			dojo_c_indent(&c->e);
 			dojo_strbuf_puts(c->e.sb, "if (threadIdx.x == 0) {\n");
@@ -478,7 +554,6 @@ block_code(struct cuda *c, dojo_node *parent, int depth)
 			dojo_c_indent(&c->e);
 			dojo_strbuf_puts(c->e.sb, "}\n");
 		}
-		sync_threads(c);
 	}
 }
 
@@ -529,7 +604,11 @@ grid_kernel(struct cuda *c, dojo_node *g, int depth)
 	    "dojo_blk < %" PRId64 "; dojo_blk += gridDim.x) {\n", total);
 	c->e.indent = 2;
 	chain_iterators(c, depth, m, "dojo_blk", total);
+	barrier(c, false);
 	block_code(c, last, depth + m);
+	/* a block that runs another iteration of the grid-stride loop */
+	if (total > INT32_MAX)
+		barrier(c, true);
 	dojo_strbuf_puts(c->e.sb, "\t}\n");
 	kernel_close(c);
 	return 0;
@@ -829,8 +908,11 @@ dojo_cuda_emit(struct dojo_strbuf *out, dojo_program *prog, bool exact)
 	dojo_strbuf_init(&c.host);
 	c.store = calloc(nbuf + 1, sizeof *c.store);
 	c.copies = calloc(nbuf + 1, sizeof *c.copies);
+	/* and past them, a part's own */
+	c.read = calloc(2 * (nbuf + 1), sizeof *c.read);
+	c.written = calloc(2 * (nbuf + 1), sizeof *c.written);
 	c.host_indent = 1;
-	if (!c.store || !c.copies) {
+	if (!c.store || !c.copies || !c.read || !c.written) {
 		dojo_error_set("out of memory");
 		goto out;
 	}
@@ -852,5 +934,7 @@ out:
 	dojo_strbuf_release(&c.host);
 	free(c.store);
 	free(c.copies);
+	free(c.read);
+	free(c.written);
 	return rc;
 }

@@ -583,7 +583,9 @@ dojo_cross_run(const struct dojo_cross *x, dojo_program *prog,
 		}
 		res->emulated = true;
 		snprintf(res->emulator, sizeof res->emulator, "%s", x->qemu);
-	} else if (v->emulated) {
+	}
+	if (v->emulated) {
+		/* wherever it runs, an emulation's time is not the target's */
 		res->emulated = true;
 		snprintf(res->emulator, sizeof res->emulator, "%s:%s",
 		    x->name, v->name);

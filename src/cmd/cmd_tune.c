@@ -427,6 +427,11 @@ cross_setup(struct cross_cost *c, const struct tune_args *a,
 		return dojo_error_set("tune --target: %s is this machine's; "
 		    "the target of a tune is a cross target with a runner",
 		    c->t->name);
+	if (dojo_cross_variant(c->t->cross, dojo_target_variant(a->target))->
+	    emulated)
+		return dojo_error_set("tune --target %s: an emulation's times "
+		    "are not the machine's (tune on %s with a runner)",
+		    a->target, c->t->name);
 	if ((!a->runner && !dojo_cross_runner(a->target, configured,
 	    sizeof configured)) || (a->runner && !strcmp(a->runner, "-")))
 		return dojo_error_set("tune --target %s needs a runner "

@@ -47,11 +47,12 @@ if [ "${DOJO_CROSS_FULL:-0}" = 1 ]; then
 			ok $? "$n on $t under qemu agrees with the interpreter"
 		done
 	done
-	moved="$top_srcdir/examples/*.actions"
+	moved=$(ls "$top_srcdir"/examples/*.actions | grep -v '\.cuda\.actions$')
 else
 	moved=""
 	for n in softmax layernorm batchnorm bias_relu bias_gelu \
-	    depthwise_conv matmul-blocked; do
+	    depthwise_conv matmul-blocked softmax.aarch64 \
+	    depthwise_conv.aarch64; do
 		moved="$moved $top_srcdir/examples/$n.actions"
 	done
 fi
@@ -59,7 +60,7 @@ fi
 # move files' kernels (vector, parallel, unrolled, packed code)
 for f in $moved; do
 	n=$(basename "$f" .actions)
-	k=$top_srcdir/examples/${n%-blocked}.dojo
+	k=$top_srcdir/examples/${n%%[-.]*}.dojo
 	"$P" apply "$k" --actions "$f" -o "$n.m.dojo" 2> err || {
 		ok 1 "$n's move file applies"; continue; }
 	"$P" run --target aarch64 --check "$n.m.dojo" > /dev/null 2> err

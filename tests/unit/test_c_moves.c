@@ -101,8 +101,8 @@ agrees(dojo_program *p, bool tolerant, char *why, size_t len)
 static int
 move_file(const char *path, int *n)
 {
-	char kernel[4096], line[512], why[1024], *q;
-	const char *base = strrchr(path, '/');
+	char kernel[4096], line[512], why[1024], target[32] = "c", *q;
+	const char *base = strrchr(path, '/'), *dot;
 	struct dojo_action a;
 	dojo_legality *mv;
 	dojo_program *p, *next;
@@ -114,6 +114,11 @@ move_file(const char *path, int *n)
 	base = base ? base + 1 : path;
 	snprintf(kernel, sizeof kernel, "%.*s%.*s.dojo", (int)dir, path,
 	    (int)strcspn(base, "-."), base);
+	/* NAME.TARGET.actions: the moves of that target's machine */
+	dot = strchr(base, '.');
+	if (dot && strcmp(dot, ".actions") != 0)
+		snprintf(target, sizeof target, "%.*s",
+		    (int)strcspn(dot + 1, "."), dot + 1);
 	p = dojo_program_read_file(kernel);
 	f = fopen(path, "r");
 	while (p && f && fgets(line, sizeof line, f)) {
@@ -125,7 +130,7 @@ move_file(const char *path, int *n)
 			;
 		if (!*q)
 			continue;
-		mv = dojo_legality_new(p, dojo_target_machine("c"));
+		mv = dojo_legality_new(p, dojo_target_machine(target));
 		next = NULL;
 		if (mv && dojo_action_parse(&a, q) == 0) {
 			next = dojo_legality_apply(mv, &a);

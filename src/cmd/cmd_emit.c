@@ -62,8 +62,9 @@ out_free:
 }
 
 static const struct dojo_option emit_options[] = {
-	{ "target", 't', "T", "c (default): a C11 function "
-	    "dojo_kernel(void **args)" },
+	{ "target", 't', "T", "a target of 'perfdojo targets' (default: this "
+	    "machine's, a C11 function dojo_kernel(void **args)); another "
+	    "machine's is a standalone program" },
 	{ "output", 'o', "OUT", "write the code to OUT" },
 	{ "exact", 'x', NULL, "the exact mode's code: libm calls in vector "
 	    "loops too (compile it with -ffp-contract=off; also "

@@ -61,7 +61,8 @@ static const struct dojo_option explore_options[] = {
 	{ "session", 's', "DIR", "the session (default FILE.dojo.session, "
 	    "created on the first run; later runs resume where the last one "
 	    "left)" },
-	{ "target", 't', "T", "c (default) or cuda: which moves are legal" },
+	{ "target", 't', "T", "a target of 'perfdojo targets' (default: this "
+	    "machine's): which moves are legal" },
 	{ "keys", 'k', "SCRIPT", "headless: no terminal; keys from SCRIPT, "
 	    "one command a line: 'key NAME' (a character, Enter, Tab, Esc, "
 	    "Up, Down, Left, Right, PgUp, PgDn, Home, End, BSpace, BTab, C-c, "

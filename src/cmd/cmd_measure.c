@@ -417,10 +417,10 @@ out_free:
 }
 
 static const struct dojo_option measure_options[] = {
-	{ "target", 't', "T", "c (default), or a cross target (aarch64, "
-	    "riscv64, with a variant: aarch64:sve): its program timed under "
-	    "qemu-user (printed, never kept) or by --runner on the machine "
-	    "(kept under that machine's fingerprint)" },
+	{ "target", 't', "T", "a target of 'perfdojo targets' (default: this "
+	    "machine's); another machine's program is timed under an emulation "
+	    "(printed, never kept), on its device here or by --runner on the "
+	    "machine (kept under that machine's fingerprint)" },
 	{ "runner", OPT_RUNNER, "CMD", "with a cross target: run 'CMD PROGRAM "
 	    "DIR REPS' (no shell) on the machine (doc/targets.md)" },
 	{ "fresh", 'f', NULL, "measure again, even when the database knows "

@@ -480,7 +480,8 @@ static const struct dojo_option actions_options[] = {
 	{ "why", 'w', "ACTION", "say whether ACTION is legal, and if not why; "
 	    "without ACTION, list every candidate, refused ones as "
 	    "'# reason'", DOJO_OPTION_OPTIONAL_ARG },
-	{ "target", 't', "T", "c (default) or cuda (adds the GPU moves)" },
+	{ "target", 't', "T", "a target of 'perfdojo targets' (default: this "
+	    "machine's): its moves (a GPU's add the GPU moves)" },
 	{ NULL }
 };
 
@@ -500,7 +501,7 @@ static const struct dojo_option apply_options[] = {
 	{ "addresses", 'a', NULL, "print with the address gutter" },
 	{ "names", 'n', NULL, "print each loop's name before its size "
 	    "(i=512), as when FILE gives names" },
-	{ "target", 't', "T", "c (default) or cuda" },
+	{ "target", 't', "T", "a target of 'perfdojo targets': its moves" },
 	{ "session", 's', "DIR", "record each move as a commit of the session "
 	    "DIR (created, starting at FILE, if it does not exist); FILE must "
 	    "be a state of the session" },

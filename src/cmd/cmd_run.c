@@ -205,10 +205,10 @@ static const struct dojo_option run_options[] = {
 	{ "outputs", 'o', "DIR", "write each out/inout array to DIR/NAME.npy" },
 	{ "seed", 's', "N", "seed of the random inputs (default 1)" },
 	{ "target", 't', "T", "interp (default: the reference interpreter), "
-	    "c (generated C, compiled with $CC, run in a child), or a cross "
-	    "target, aarch64[:sve|sve256] or riscv64[:rvv] (cross-compiled, run "
-	    "by qemu-user or --runner)" },
-	{ "runner", 'R', "CMD", "with a cross target: run 'CMD PROGRAM DIR "
+	    "or a target of 'perfdojo targets': this machine's (compiled with "
+	    "$CC, run in a child), another's (compiled for it, run by "
+	    "qemu-user, a GPU or --runner) or an emulation (NAME:emu)" },
+	{ "runner", 'R', "CMD", "with another machine's target: run 'CMD PROGRAM DIR "
 	    "REPS' (no shell) instead of qemu-user, e.g. a script that runs it "
 	    "on the machine itself (doc/targets.md)" },
 	{ "timeout", 'T', "S", "the time limit: the child's with -t c "

@@ -750,8 +750,8 @@ static const struct dojo_option tune_options[] = {
 	{ "session", 's', "DIR", "the session (default FILE.session, made if "
 	    "missing); the path to the best state becomes the branch "
 	    "agent/A-N" },
-	{ "target", OPT_TARGET, "T", "a cross target (aarch64, riscv64:rvv "
-	    "...): each state timed on its machine through --runner (or the "
+	{ "target", OPT_TARGET, "T", "another machine's target ('perfdojo "
+	    "targets'): each state timed on its machine through --runner (or the "
 	    "runners file), its outputs checked, its time kept under that "
 	    "machine's fingerprint; the legal moves are the target's" },
 	{ "runner", OPT_RUNNER, "CMD", "with --target: run 'CMD PROGRAM DIR "

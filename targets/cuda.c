@@ -486,6 +486,21 @@ part(struct cuda *c, dojo_node *parent, int from, int to)
 
 static void block_code(struct cuda *c, dojo_node *parent, int depth);
 
+/* The end of the part of the children of "parent" that starts at "i":
+ * the child "i" alone when a scope in it has flag "f", else it and the
+ * children after it without one. */
+static int
+part_end(struct cuda *c, dojo_node *parent, int i, char f)
+{
+	int n = n_children(c, parent), j = i + 1;
+
+	if (holds(child(c, parent, i), f))
+		return j;
+	while (j < n && !holds(child(c, parent, j), f))
+		j++;
+	return j;
+}
+
 /* The chain of block and warp scopes that starts at "s" at "depth":
  * a thread each iteration. */
 static void
@@ -521,7 +536,7 @@ block_code(struct cuda *c, dojo_node *parent, int depth)
 	for (i = 0; i < n; i = j) {
 		k = child(c, parent, i);
 		c->e.path[depth] = i;
-		j = i + 1;
+		j = part_end(c, parent, i, DOJO_FLAG_BLOCK);
 		if (threads_flag(dojo_node_flag(k))) {
 			part(c, parent, i, j);
 			thread_chain(c, k, depth);
@@ -540,8 +555,6 @@ block_code(struct cuda *c, dojo_node *parent, int depth)
 			dojo_strbuf_puts(c->e.sb, "}\n");
 			continue;
 		}
-		while (j < n && !holds(child(c, parent, j), DOJO_FLAG_BLOCK))
-			j++;
 		part(c, parent, i, j);
 		if (c->threads > 1) {
 			dojo_c_indent(&c->e);
@@ -626,7 +639,7 @@ host_code(struct cuda *c, dojo_node *parent, int depth)
 	for (i = 0; i < n; i = j) {
 		k = child(c, parent, i);
 		c->e.path[depth] = i;
-		j = i + 1;
+		j = part_end(c, parent, i, DOJO_FLAG_GRID);
 		if (dojo_node_kind(k) == DOJO_SCOPE &&
 		    dojo_node_flag(k) == DOJO_FLAG_GRID) {
 			if (grid_kernel(c, k, depth) < 0)
@@ -645,8 +658,6 @@ host_code(struct cuda *c, dojo_node *parent, int depth)
 			dojo_strbuf_puts(&c->host, "}\n");
 			continue;
 		}
-		while (j < n && !holds(child(c, parent, j), DOJO_FLAG_GRID))
-			j++;
 		kernel_open(c, depth, 1, 1);
 		single(c, parent, i, j, depth);
 		kernel_close(c);
@@ -777,15 +788,11 @@ static const char driver[] =
 "main(int argc, char **argv)\n"
 "{\n"
 "\tvoid *host[DOJO_NARGS + 1], *dev[DOJO_NARGS + 1], *pristine[DOJO_NARGS + 1];\n"
-"\tint reps = argc > 2 ? atoi(argv[2]) : 0, i, r, n = 0;\n"
+"\tint reps = dojo_reps(argc, argv), i, r, n = 0;\n"
 "\tcudaEvent_t t0, t1;\n"
 "\tcudaError_t err;\n"
 "\tFILE *f;\n"
 "\n"
-"\tif (argc < 2) {\n"
-"\t\tfprintf(stderr, \"usage: %s DIR [REPS]\\n\", argv[0]);\n"
-"\t\treturn 2;\n"
-"\t}\n"
 "\terr = cudaGetDeviceCount(&n);\n"
 "\tif (err != cudaSuccess || n == 0) {\n"
 "\t\tfprintf(stderr, \"no CUDA GPU here (%s)\\n\", err != cudaSuccess ?\n"

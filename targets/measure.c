@@ -1509,21 +1509,46 @@ dojo_measure_peak(const struct dojo_measure_options *opt, double *gflops)
 	return rc;
 }
 
+/* Keep the runs "runs" of "m" (its state, fingerprint and outcome) in
+ * the database of "opt"; the estimate of every run of that state and
+ * fingerprint into "m". */
+static void
+keep_runs(struct dojo_measurement *m, const struct dojo_measure_run *runs,
+    int n, const struct dojo_measure_options *opt)
+{
+	struct probe p;
+	struct db db;
+	int i;
+
+	memset(&p, 0, sizeof p);
+	p.m = m;
+	p.keep = opt->stable ? opt->runs : 0;
+	db_open(&db, opt);
+	for (i = 0; i < n; i++)
+		db_add_run(&db, m->state, m->fingerprint, &runs[i]);
+	if (m->outcome == DOJO_OUTCOME_OK) {
+		if (db_runs(&db, m->state, m->fingerprint, probe_add, &p) < 0 ||
+		    p.n == 0)
+			for (i = 0; i < n; i++)
+				probe_add(&runs[i], &p);
+		probe_estimate(&p);
+	}
+	m->new_runs = n;
+	db_store(&db, m);
+	db_close(&db);
+	free(p.runs);
+}
+
 int
 dojo_measure_record_remote(dojo_program *prog, const char *target,
     const char *machine, const char *build, const struct dojo_run_result *res,
     const struct dojo_measure_options *opt, struct dojo_measurement *m)
 {
 	struct dojo_measure_run r;
-	struct probe p;
 	char text[2048];
-	struct db db;
 
-	memset(&p, 0, sizeof p);
 	memset(m, 0, sizeof *m);
 	memset(&r, 0, sizeof r);
-	p.prog = prog;
-	p.m = m;
 	dojo_program_id(m->state, prog);
 	/* what the runner's side said of its machine, not this one's */
 	snprintf(text, sizeof text, "target %s\ncodegen %d\nmachine %s\n"
@@ -1538,18 +1563,58 @@ dojo_measure_record_remote(dojo_program *prog, const char *target,
 	r.threads = res->threads;
 	r.wall_s = res->wall_s;
 	snprintf(r.source, sizeof r.source, "runner");
-	db_open(&db, opt);
-	db_add_run(&db, m->state, m->fingerprint, &r);
 	m->outcome = DOJO_OUTCOME_OK;
-	m->new_runs = 1;
-	if (db_runs(&db, m->state, m->fingerprint, probe_add, &p) < 0 ||
-	    p.n == 0)
-		probe_add(&r, &p);
-	probe_estimate(&p);
-	db_store(&db, m);
-	db_close(&db);
-	free(p.runs);
+	keep_runs(m, &r, 1, opt);
 	return 0;
+}
+
+void
+dojo_measure_fingerprint(char out[41], const struct dojo_measure_options *opt)
+{
+	fingerprint(out, opt);
+}
+
+int
+dojo_measure_known(dojo_program *prog, const struct dojo_measure_options *opt,
+    struct dojo_measurement *m)
+{
+	struct probe p;
+	struct db db;
+	int rc;
+
+	db_open(&db, opt);
+	rc = probe_init(&db, &p, prog, opt, m, false);
+	probe_free(&p);
+	db_close(&db);
+	return rc;
+}
+
+int
+dojo_measure_runs(const struct dojo_measurement *m,
+    const struct dojo_measure_options *opt, struct dojo_measure_run **runs)
+{
+	struct probe p;
+	struct db db;
+	int rc;
+
+	memset(&p, 0, sizeof p);
+	db_open(&db, opt);
+	rc = db_runs(&db, m->state, m->fingerprint, probe_add, &p);
+	db_close(&db);
+	if (rc < 0) {
+		free(p.runs);
+		return -1;
+	}
+	*runs = p.runs;
+	return p.n;
+}
+
+void
+dojo_measure_keep(struct dojo_measurement *m,
+    const struct dojo_measure_run *runs, int n,
+    const struct dojo_measure_options *opt)
+{
+	keep_runs(m, runs, n, opt);
 }
 
 int

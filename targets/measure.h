@@ -83,6 +83,31 @@ int dojo_measure_record_remote(__dojo_keep dojo_program *prog,
     __dojo_keep const struct dojo_measure_options *opt,
     __dojo_keep struct dojo_measurement *m);
 
+/* The fingerprint "opt" measures under on this machine: the target and
+ * its code generator, the CPU, the compiler, the mode, the flags and the
+ * threads (40 hex digits). */
+void dojo_measure_fingerprint(char out[41],
+    __dojo_keep const struct dojo_measure_options *opt);
+/* Whether the database of "opt" knows "prog" under this machine's
+ * fingerprint (enough clean runs, or a failed outcome): 1 with its
+ * estimate in "m", 0 when it would be measured, -1 with the last error
+ * set. */
+int dojo_measure_known(__dojo_keep dojo_program *prog,
+    __dojo_keep const struct dojo_measure_options *opt,
+    __dojo_keep struct dojo_measurement *m);
+/* The runs the database of "opt" has of the state and fingerprint of
+ * "m", oldest first, into "*runs" (malloc'd): their number, or -1 with
+ * the last error set. */
+int dojo_measure_runs(__dojo_keep const struct dojo_measurement *m,
+    __dojo_keep const struct dojo_measure_options *opt,
+    struct dojo_measure_run **runs);
+/* Keep "m" (made elsewhere: its state, fingerprint, outcome and message)
+ * and its "n" runs in the database of "opt"; "m" becomes the estimate of
+ * every run of that state and fingerprint there (perfdojo tune --mpi:
+ * rank 0 keeps what the other ranks measured). */
+void dojo_measure_keep(__dojo_keep struct dojo_measurement *m,
+    __dojo_keep const struct dojo_measure_run *runs, int n,
+    __dojo_keep const struct dojo_measure_options *opt);
 /* "prog" on the cross target "t" ("target", with its variant) through
  * "runner" (NULL: the runners file's, else qemu-user; "-": qemu-user):
  * run on the seed-1 inputs, its outputs checked against "want" (those of

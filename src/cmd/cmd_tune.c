@@ -14,6 +14,7 @@
 #include "targets/target.h"
 #include "targets/cross.h"
 #include "targets/measure.h"
+#include "src/cmd/tune_mpi.h"
 #include "ir/interp.h"
 
 #include <errno.h>
@@ -37,6 +38,9 @@ struct tune_args {
 					   moves from the start */
 	bool live;			/* record each new best as it comes */
 	bool demos;			/* train: replay FILE.actions first */
+	bool mpi, mixed, resume;	/* tune --mpi [--mixed], --resume */
+	bool synthetic;			/* dojo_synthetic_ns for times */
+	const char *mpi_log;
 	double seconds, timeout;
 	struct dojo_agent_options aopt;
 	int first;
@@ -46,7 +50,7 @@ enum {
 	OPT_ENCODER = 256, OPT_CSV, OPT_PLOT, OPT_TIMEOUT, OPT_WIDTH,
 	OPT_EPSILON, OPT_GAMMA, OPT_UPDATES, OPT_SUGGEST, OPT_LIVE,
 	OPT_THREADS, OPT_DEMOS, OPT_TRACE, OPT_JSON, OPT_STEPS, OPT_TARGET,
-	OPT_RUNNER
+	OPT_RUNNER, OPT_MPI, OPT_MIXED, OPT_RESUME, OPT_SYNTHETIC, OPT_MPI_LOG
 };
 
 /* A positive number from "text", or -1. */
@@ -130,6 +134,11 @@ parse_args(struct tune_args *a, const struct dojo_command *cmd, int argc,
 		case OPT_STEPS: a->steps = (int)v; break;
 		case OPT_TARGET: a->target = optarg; break;
 		case OPT_RUNNER: a->runner = optarg; break;
+		case OPT_MPI: a->mpi = true; break;
+		case OPT_MIXED: a->mixed = true; break;
+		case OPT_RESUME: a->resume = true; break;
+		case OPT_SYNTHETIC: a->synthetic = true; break;
+		case OPT_MPI_LOG: a->mpi_log = optarg; break;
 		case 'x': a->exact = true; break;
 		default:
 			return -dojo_command_bad_option(cmd, '?', argv);
@@ -265,6 +274,7 @@ record_path(const struct tune_args *a, const char *file, dojo_program *prog,
 	struct dojo_session_entry e;
 	dojo_session *s;
 	double start_ns;
+	bool made = false;
 	int i, k, rc = -1;
 
 	s = dojo_session_at(a->session, file, prog, true);
@@ -274,7 +284,8 @@ record_path(const struct tune_args *a, const char *file, dojo_program *prog,
 	 * (not for a cross target's run: its times are the machine's and
 	 * stay out of the session) */
 	start_ns = 0;
-	if (!a->target && dojo_session_measure_start(s, mopt, &start_ns) < 0)
+	if (!a->target && !a->synthetic &&
+	    dojo_session_measure_start(s, mopt, &start_ns) < 0)
 		goto out;
 	if (!branch[0]) {
 		for (i = 1;; i++) {
@@ -283,6 +294,13 @@ record_path(const struct tune_args *a, const char *file, dojo_program *prog,
 				break;
 		}
 		dojo_error_clear();
+		/* --resume: the agent's last branch goes on */
+		if (a->resume && i > 1)
+			snprintf(branch, len, "agent/%s-%d", a->agent, i - 1);
+		else
+			made = true;
+	}
+	if (made) {
 		if (dojo_session_branch_create(s, branch) != DOJO_DONE)
 			goto out;
 	} else if (dojo_session_branch_set(s, branch) != DOJO_DONE) {
@@ -454,6 +472,14 @@ cross_setup(struct cross_cost *c, const struct tune_args *a,
 	return 0;
 }
 
+/* tune --synthetic: each state's time a function of its id alone. */
+static double
+synthetic_cost(dojo_program *prog, void *payload)
+{
+	(void)payload;
+	return dojo_synthetic_ns(prog);
+}
+
 /* The path to the best node into "*path" (malloc'ed); its length. */
 static int
 best_path(dojo_env *env, int **path)
@@ -570,17 +596,41 @@ tune_run(int argc, char **argv)
 	dojo_program *prog = NULL;
 	dojo_player *player = NULL;
 	dojo_env *env = NULL;
-	char branch[64];
+	char branch[64], ranks[1024] = "";
 	const char *file, *model = NULL;
-	int rc, *path = NULL, n, best, k, last_best;
+	int rc, *path = NULL, n, best, k, last_best, rank = 0, size = 1;
 	double t0 = dojo_clock_seconds();
 	struct dojo_measure_ratio ratio;
+	struct dojo_mpi_options mo;
+	dojo_mpi *mpi = NULL;
 
 	rc = parse_args(&a, cmd, argc, argv);
 	if (rc)
 		return rc < 0 ? -rc : 0;
 	if (argc - a.first != 1)
 		return dojo_command_usage(cmd, "expected one FILE");
+	if ((a.mixed || a.mpi_log) && !a.mpi)
+		return dojo_command_usage(cmd, "--mixed and --mpi-log go with "
+		    "--mpi");
+	if (a.mpi && (a.target || a.suggest))
+		return dojo_command_usage(cmd, "--mpi measures on this "
+		    "machine's target, and plays (no --target, no --suggest)");
+	if (a.mpi) {
+		if (dojo_mpi_start(&rank, &size) < 0)
+			return dojo_command_fail();
+		memset(&mo, 0, sizeof mo);
+		env_options(&eo, &a);
+		mo.measure = eo.measure;
+		mo.synthetic = a.synthetic;
+		mo.mixed = a.mixed;
+		mo.log = a.mpi_log;
+		/* the measuring ranks: what rank 0 sends them, until it stops */
+		if (rank > 0) {
+			rc = dojo_mpi_serve(&mo);
+			dojo_mpi_stop();
+			return rc < 0 ? dojo_command_fail() : 0;
+		}
+	}
 	file = argv[a.first];
 	if (!a.agent)
 		a.agent = DOJO_AGENT_DEFAULT;
@@ -603,8 +653,14 @@ tune_run(int argc, char **argv)
 		model = NULL;
 	a.aopt.model = model;
 	prog = dojo_program_read_file(file);
-	if (!prog)
+	if (!prog) {
+		if (a.mpi) {
+			/* the other ranks wait for a start */
+			dojo_mpi_abandon();
+			dojo_mpi_stop();
+		}
 		return dojo_command_fail();
+	}
 	/* SIGTERM stops the search; the best so far is still recorded (a
 	 * caller such as the explorer may hold SIGTERM back until here) */
 	if (!a.suggest)
@@ -618,6 +674,15 @@ tune_run(int argc, char **argv)
 	}
 	if (a.target && cross_setup(&cross, &a, prog, &eo) < 0) {
 		dojo_data_free(cross.want);
+		dojo_program_free(prog);
+		return dojo_command_fail();
+	}
+	if (a.synthetic && !a.mpi) {
+		eo.cost = synthetic_cost;
+		eo.cost_payload = NULL;
+	}
+	if (a.mpi && !(mpi = dojo_mpi_lead(prog, &mo, &eo))) {
+		dojo_mpi_stop();
 		dojo_program_free(prog);
 		return dojo_command_fail();
 	}
@@ -672,6 +737,10 @@ tune_run(int argc, char **argv)
 	best = dojo_env_best(env);
 	if (pr.trace && trace_settled(pr.trace, env, best) < 0)
 		goto out_fail;
+	if (mpi) {
+		dojo_mpi_finish(mpi, ranks, sizeof ranks);
+		mpi = NULL;
+	}
 	if ((n = best_path(env, &path)) < 0 ||
 	    record_path(&a, file, prog, env, path, n, branch, sizeof branch,
 	    &eo.measure) < 0 || record_run(&a, file, env, branch) < 0)
@@ -688,6 +757,8 @@ tune_run(int argc, char **argv)
 	if (agent == &dojo_agent_auto)
 		printf("# model: %s\n", model ? model : "none (the children "
 		    "ranked by their moves' rates of gains)");
+	if (ranks[0])
+		printf("# mpi: %s\n", ranks);
 	if (best == 0)
 		printf("# best: state %.7s, 0 moves, branch %s, the start (no "
 		    "speedup confirmed against it)\n",
@@ -697,6 +768,11 @@ tune_run(int argc, char **argv)
 		    "interval [%.3g, %.3g] in %d alternate pairs against the "
 		    "start\n", dojo_env_state_id(env, best), n - 1, branch,
 		    ratio.speedup, ratio.low, ratio.high, ratio.pairs);
+	else if (a.mpi && !a.synthetic)
+		printf("# best: state %.7s, %d moves, branch %s, %.3fx (first "
+		    "looks on the measuring ranks, not confirmed in pairs)\n",
+		    dojo_env_state_id(env, best), n - 1, branch,
+		    exp(dojo_env_reward(env, best)));
 	else if (a.target)
 		printf("# best: state %.7s, %d moves, branch %s, %.3fx on %s "
 		    "through the runner (first looks, not confirmed in "
@@ -724,6 +800,10 @@ out:
 	dojo_env_free(env);
 	dojo_data_free(cross.want);
 	dojo_program_free(prog);
+	if (a.mpi) {
+		dojo_mpi_finish(mpi, NULL, 0);
+		dojo_mpi_stop();
+	}
 	return rc;
 }
 
@@ -773,6 +853,18 @@ static const struct dojo_option tune_options[] = {
 	{ "trace", OPT_TRACE, "FILE", "write one line a measurement to FILE "
 	    "(state, why, predicted and measured speedup, confirmed)" },
 	{ "json", OPT_JSON, NULL, "print the result as one JSON object" },
+	{ "mpi", OPT_MPI, NULL, "started by mpirun -np N (or srun -n N): rank "
+	    "0 plays and keeps, the other ranks measure (doc/cluster.md)" },
+	{ "mixed", OPT_MIXED, NULL, "--mpi: take ranks whose CPU, compiler or "
+	    "flags differ from rank 0's, their times kept apart" },
+	{ "mpi-log", OPT_MPI_LOG, "FILE", "--mpi: append a line a measurement "
+	    "to FILE (state, rank, node, outcome, ns) as it arrives" },
+	{ "resume", OPT_RESUME, NULL, "go on with the agent's last branch of "
+	    "the session (after a stopped or killed run: what the database "
+	    "knows is not measured again)" },
+	{ "synthetic", OPT_SYNTHETIC, NULL, "no kernel runs: each state's "
+	    "time is a function of its id (tests and benchmarks of the search "
+	    "and of --mpi)" },
 	{ NULL }
 };
 

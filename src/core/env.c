@@ -20,7 +20,7 @@ struct env_state {
 	int nactions;
 	struct dojo_action *actions;
 	int *children;
-	/* evaluated */
+	/* evaluated; "m" set before that: measured elsewhere in a batch */
 	bool measured, failed;
 	double reward, ns;
 	struct dojo_measurement *m;
@@ -180,17 +180,21 @@ measure(dojo_env *env, int state)
 		nd->ns = env->opt.cost(nd->prog, env->opt.cost_payload);
 		return 0;
 	}
+	if (nd->m)		/* measured elsewhere, with its batch */
+		goto done;
 	m = malloc(sizeof *m);
 	if (!m)
 		return dojo_error_set("out of memory");
-	if (dojo_measure_against(nd->prog, env->states[0].prog, &env->want,
-	    &env->opt.measure, m) < 0) {
+	if ((env->opt.remote ? env->opt.remote(&nd->prog, 1, m,
+	    env->opt.remote_payload) : dojo_measure_against(nd->prog,
+	    env->states[0].prog, &env->want, &env->opt.measure, m)) < 0) {
 		free(m);
 		return -1;
 	}
 	nd->m = m;
-	nd->ns = m->outcome == DOJO_OUTCOME_OK && m->median_ns > 0 ?
-	    m->median_ns : -1;
+done:
+	nd->ns = nd->m->outcome == DOJO_OUTCOME_OK && nd->m->median_ns > 0 ?
+	    nd->m->median_ns : -1;
 	return 0;
 }
 
@@ -622,12 +626,62 @@ dojo_env_settle(dojo_env *env, int k, int *settled)
 	return 0;
 }
 
+/* Measure the states of "states" that the budget left can still measure
+ * elsewhere, at once (each once, however often it is listed); their
+ * evaluations take the results. */
+static int
+prepare_remote(dojo_env *env, const int *states, int n)
+{
+	struct dojo_measurement *ms;
+	dojo_program **progs;
+	int *which, i, j, k = 0, rc, left;
+
+	left = env->opt.budget > 0 ? env->opt.budget - env->used : n;
+	if (dojo_env_spent(env) || left <= 0)
+		return 0;
+	progs = malloc(n * sizeof *progs);
+	which = malloc(n * sizeof *which);
+	ms = calloc(n, sizeof *ms);
+	if (!progs || !which || !ms) {
+		rc = dojo_error_set("out of memory");
+		goto out;
+	}
+	for (i = 0; i < n && k < left; i++) {
+		struct env_state *nd = &env->states[states[i]];
+
+		for (j = 0; j < k && which[j] != states[i]; j++)
+			;
+		if (nd->measured || nd->m || j < k)
+			continue;
+		which[k] = states[i];
+		progs[k++] = nd->prog;
+	}
+	rc = k ? env->opt.remote(progs, k, ms, env->opt.remote_payload) : 0;
+	for (i = 0; rc == 0 && i < k; i++) {
+		struct env_state *nd = &env->states[which[i]];
+
+		nd->m = malloc(sizeof *nd->m);
+		if (!nd->m) {
+			rc = dojo_error_set("out of memory");
+			break;
+		}
+		*nd->m = ms[i];
+	}
+out:
+	free(progs);
+	free(which);
+	free(ms);
+	return rc;
+}
+
 int
 dojo_env_prepare(dojo_env *env, const int *states, int n)
 {
 	dojo_program **progs;
 	int i, k = 0, left;
 
+	if (env->opt.remote)
+		return prepare_remote(env, states, n);
 	if (env->opt.jobs < 2 || env->opt.cost || n < 2)
 		return 0;
 	left = env->opt.budget > 0 ? env->opt.budget - env->used : n;
@@ -663,7 +717,8 @@ dojo_env_reward(dojo_env *env, int state)
 const struct dojo_measurement *
 dojo_env_measurement(dojo_env *env, int state)
 {
-	return env->states[state].m;
+	/* not one of a batch that is still to be evaluated */
+	return env->states[state].measured ? env->states[state].m : NULL;
 }
 
 double

@@ -48,6 +48,13 @@ struct dojo_env_options {
 	double seconds;			/* wall time; 0: no limit */
 	dojo_env_cost_fn cost;		/* NULL: dojo_measure */
 	void *cost_payload;
+	/* Measurements made elsewhere (perfdojo tune --mpi): the "n"
+	 * programs measured at once, each checked against the start's
+	 * outputs, into "out" (kept in the database by the callee).  0, or -1
+	 * with the last error set.  NULL: here, one at a time. */
+	int (*remote)(dojo_program **progs, int n,
+	    struct dojo_measurement *out, void *payload);
+	void *remote_payload;
 	dojo_env_progress_fn progress;	/* may be NULL */
 	void *progress_payload;
 	int jobs;			/* compilers at once (dojo_env_prepare) */
@@ -112,7 +119,8 @@ enum dojo_result dojo_env_apply(__dojo_keep dojo_env *env, int state,
 int dojo_env_evaluate(__dojo_keep dojo_env *env, int state, double *reward);
 /* Compile the kernels of those of the "n" states that the budget left can
  * still measure, "opt.jobs" at a time, before they are evaluated one by
- * one (timed runs never overlap).  0, or -1 with the last error set. */
+ * one (timed runs never overlap); with "opt.remote", measure them there,
+ * all at once.  0, or -1 with the last error set. */
 int dojo_env_prepare(__dojo_keep dojo_env *env, const int *states, int n);
 bool dojo_env_measured(__dojo_keep dojo_env *env, int state);
 /* measured and failed */

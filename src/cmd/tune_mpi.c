@@ -153,7 +153,7 @@ dojo_mpi_stop(void)
 static void
 wait_message(int from, int tag, MPI_Status *st)
 {
-	struct timespec nap = { 0, 1000000 };	/* 1 ms */
+	struct timespec nap = { 0, 250000 };	/* 0.25 ms */
 	int flag = 0;
 
 	for (;;) {

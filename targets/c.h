@@ -18,7 +18,8 @@
  * temporaries private to a parallel loop allocated once a thread; 3: the
  * reads invariant in a vector loop loaded once, before it; 4: the modes
  * (contraction, vector math), 512-bit vectors, 64-byte aligned
- * temporaries; 5: exp in f32 vector loops inline, not libmvec's. */
+ * temporaries; 5: exp in f32 vector loops the code's own where libmvec
+ * is not used (the cross targets). */
 #define DOJO_C_CODEGEN 5
 
 /* Append to "out" the C translation of "prog".  0 or -1 with the last

@@ -19,7 +19,8 @@
  * reads invariant in a vector loop loaded once, before it; 4: the modes
  * (contraction, vector math), 512-bit vectors, 64-byte aligned
  * temporaries; 5: exp in f32 vector loops the code's own where libmvec
- * is not used (the cross targets). */
+ * is not used (the cross targets), a vector loop's division by an
+ * invariant a multiplication by its reciprocal (fast mode). */
 #define DOJO_C_CODEGEN 5
 
 /* Append to "out" the C translation of "prog".  0 or -1 with the last

@@ -149,8 +149,11 @@ st=$?
 ok $st "examples/tune.sbatch tunes two kernels and builds their library"
 [ $st -eq 0 ] || sed 's/^/# /' job/err | tail -5
 same 2 "$(grep -c '^# mpi: 2 ranks measured' job/out)" "... each kernel by the measuring ranks"
-[ -f job/tuned-lib/tuned.h ] && grep -q '^tuned_softmax: softmax.dojo.session, tuned' job/out
-ok $? "... and the library holds the tuned kernels"
+[ -f job/tuned-lib/tuned.h ] && grep -q '^tuned_softmax: softmax.dojo.session' job/out &&
+    grep -q '^tuned_bias_relu: bias_relu.dojo.session' job/out
+st=$?
+ok $st "... and the library holds both kernels, from their sessions"
+[ $st -eq 0 ] || sed 's/^/# /' job/out | tail -4
 
 # errors
 "$P" tune r.dojo --mpi --budget 2 2> err

@@ -99,11 +99,12 @@ dojo_cross_compiler(const struct dojo_cross *x,
 {
 	const char *cc = v && v->cc ? v->cc : x->cc;
 	const char *home = x->home_env ? getenv(x->home_env) : NULL;
+	bool found = dojo_on_path(cc);
 	int i;
 
 	snprintf(out, len, "%s", cc);
-	if (dojo_on_path(cc) || (v && v->cc) || !x->home_default)
-		return dojo_on_path(cc);
+	if (found || (v && v->cc) || !x->home_default)
+		return found;
 	for (i = 0; i < 2; i++) {
 		if (i == 0 && (!home || !*home))
 			continue;

@@ -127,10 +127,12 @@ fingerprint(char out[41], const struct dojo_measure_options *opt)
 }
 
 /*
- * The database.  Schema 2: "measurements" keeps each state's outcome and
- * its last estimate; "runs" keeps every timed run.  A database of schema
- * 1 (no "runs", user_version 0) is migrated on open: each of its
- * measurements becomes a run marked "migrated", nothing is dropped.
+ * The database.  Schema 3: "measurements" keeps each state's outcome and
+ * its last estimate; "runs" keeps every timed run; "hosts" the best time
+ * of the host probe on each fingerprint.  Older ones are migrated on
+ * open, nothing dropped: schema 1 (no "runs", user_version 0): each of
+ * its measurements becomes a run marked "migrated"; schema 2: the runs'
+ * "host" column and the "hosts" table are added.
  */
 
 struct db {
@@ -216,11 +218,15 @@ static const char schema[] =
 	" reps INTEGER, threads INTEGER, load_before INTEGER,"
 	" load_after INTEGER, nivcsw INTEGER, cpu_s REAL, wall_s REAL,"
 	" delay_s REAL, disturbed INTEGER NOT NULL, why TEXT,"
-	" source TEXT NOT NULL, stolen_s REAL);"
+	" source TEXT NOT NULL, stolen_s REAL, host REAL);"
 	"CREATE INDEX IF NOT EXISTS runs_of_state ON runs (state, fingerprint);"
 	"CREATE TABLE IF NOT EXISTS peaks ("
 	" fingerprint TEXT PRIMARY KEY, gflops REAL NOT NULL,"
 	" measured_at TEXT NOT NULL);"
+	"CREATE TABLE IF NOT EXISTS hosts ("
+	" fingerprint TEXT NOT NULL, probe TEXT NOT NULL,"
+	" best_ns REAL NOT NULL, measured_at TEXT NOT NULL,"
+	" PRIMARY KEY (fingerprint, probe));"
 	"CREATE TABLE IF NOT EXISTS speedups ("
 	" state TEXT NOT NULL, reference TEXT NOT NULL,"
 	" fingerprint TEXT NOT NULL, speedup REAL NOT NULL, low REAL,"
@@ -242,9 +248,13 @@ static const char migrate_1[] =
 	"UPDATE measurements SET runs = 1, spread = 0, disturbed = 0"
 	" WHERE outcome = 'ok';";
 
-/* Whether the tables of a database that says it is of schema 2 have the
- * columns this code reads and writes (a file written by a development
- * build may not): 0, or -1 with the reason in "why". */
+static const char migrate_2[] =
+	"ALTER TABLE runs ADD COLUMN host REAL;"
+	"@SCHEMA@";
+
+/* Whether the tables of a database of this schema have the columns this
+ * code reads and writes (a file written by a development build may not):
+ * 0, or -1 with the reason in "why". */
 static int
 db_columns(struct db *db, char *why, size_t len)
 {
@@ -255,8 +265,10 @@ db_columns(struct db *db, char *why, size_t len)
 		"SELECT id, state, fingerprint, began, ended, median_ns, "
 		"ci_low_ns, ci_high_ns, reps, threads, load_before, load_after, "
 		"nivcsw, cpu_s, wall_s, delay_s, disturbed, why, source, "
-		"stolen_s FROM runs LIMIT 0",
+		"stolen_s, host FROM runs LIMIT 0",
 		"SELECT fingerprint, gflops, measured_at FROM peaks LIMIT 0",
+		"SELECT fingerprint, probe, best_ns, measured_at FROM hosts "
+		"LIMIT 0",
 		"SELECT state, reference, fingerprint, speedup, low, high, "
 		"pairs, disturbed, measured_at FROM speedups LIMIT 0",
 	};
@@ -275,12 +287,13 @@ db_columns(struct db *db, char *why, size_t len)
 	return 0;
 }
 
-/* Bring the database to schema 2: 0, or -1 with the reason in "why". */
+/* Bring the database to this schema: 0, or -1 with the reason in
+ * "why". */
 static int
 db_schema(struct db *db, char *why, size_t len)
 {
 	struct dojo_strbuf sb;
-	const char *at;
+	const char *at, *migrate;
 	bool old_table;
 	int version, rc;
 
@@ -304,10 +317,11 @@ db_schema(struct db *db, char *why, size_t len)
 		return 0;
 	}
 	dojo_strbuf_init(&sb);
-	if (old_table) {
-		at = strstr(migrate_1, "@SCHEMA@");
-		dojo_strbuf_printf(&sb, "%.*s%s%s", (int)(at - migrate_1),
-		    migrate_1, schema, at + strlen("@SCHEMA@"));
+	migrate = version == 2 ? migrate_2 : old_table ? migrate_1 : NULL;
+	if (migrate) {
+		at = strstr(migrate, "@SCHEMA@");
+		dojo_strbuf_printf(&sb, "%.*s%s%s", (int)(at - migrate),
+		    migrate, schema, at + strlen("@SCHEMA@"));
 	} else {
 		dojo_strbuf_puts(&sb, schema);
 	}
@@ -317,6 +331,11 @@ db_schema(struct db *db, char *why, size_t len)
 	dojo_strbuf_release(&sb);
 	if (rc != SQLITE_OK)
 		goto fail_rollback;
+	/* a development build's file may still lack a column */
+	if (db_columns(db, why, len) < 0) {
+		db_exec(db, "ROLLBACK");
+		return -1;
+	}
 	if (db_exec(db, "COMMIT") != SQLITE_OK)
 		goto fail_rollback;
 	return 0;
@@ -452,8 +471,8 @@ db_runs(struct db *db, const char *state, const char *fingerprint,
 		return 0;
 	if (sqlite3_prepare_v2(db->h, "SELECT began, ended, median_ns, "
 	    "ci_low_ns, ci_high_ns, reps, threads, load_before, load_after, "
-	    "nivcsw, cpu_s, wall_s, delay_s, disturbed, why, source, stolen_s "
-	    "FROM runs "
+	    "nivcsw, cpu_s, wall_s, delay_s, disturbed, why, source, stolen_s, "
+	    "host FROM runs "
 	    "WHERE state = ? AND fingerprint = ? ORDER BY id", -1, &st,
 	    NULL) != SQLITE_OK)
 		return dojo_error_set("%s: %s", db->path,
@@ -479,6 +498,7 @@ db_runs(struct db *db, const char *state, const char *fingerprint,
 		snprintf(r.why, sizeof r.why, "%s", column_text(st, 14));
 		snprintf(r.source, sizeof r.source, "%s", column_text(st, 15));
 		r.stolen_s = sqlite3_column_double(st, 16);
+		r.host = sqlite3_column_double(st, 17);
 		if (fn(&r, payload) < 0) {
 			sqlite3_finalize(st);
 			return dojo_error_set("out of memory");
@@ -503,8 +523,9 @@ db_add_run(struct db *db, const char *state, const char *fingerprint,
 	if (sqlite3_prepare_v2(db->h, "INSERT INTO runs (state, fingerprint, "
 	    "began, ended, median_ns, ci_low_ns, ci_high_ns, reps, threads, "
 	    "load_before, load_after, nivcsw, cpu_s, wall_s, delay_s, "
-	    "disturbed, why, source, stolen_s) VALUES (?, ?, ?, ?, ?, ?, ?, ?, "
-	    "?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", -1, &st, NULL) != SQLITE_OK) {
+	    "disturbed, why, source, stolen_s, host) VALUES (?, ?, ?, ?, ?, ?, "
+	    "?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", -1, &st, NULL) !=
+	    SQLITE_OK) {
 		db_write_failed(db);
 		return;
 	}
@@ -527,6 +548,57 @@ db_add_run(struct db *db, const char *state, const char *fingerprint,
 	sqlite3_bind_text(st, 17, r->why, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 18, r->source, -1, SQLITE_STATIC);
 	sqlite3_bind_double(st, 19, r->stolen_s);
+	if (r->host > 0)
+		sqlite3_bind_double(st, 20, r->host);
+	else
+		sqlite3_bind_null(st, 20);
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		db_write_failed(db);
+}
+
+/* The best time of the host probe (of this build) on "fingerprint" that
+ * the database has, 0 when none. */
+static double
+db_host_best(struct db *db, const char *fingerprint)
+{
+	sqlite3_stmt *st;
+	double best = 0;
+
+	if (db->h && sqlite3_prepare_v2(db->h, "SELECT best_ns FROM hosts "
+	    "WHERE fingerprint = ? AND probe = ?", -1, &st, NULL) ==
+	    SQLITE_OK) {
+		sqlite3_bind_text(st, 1, fingerprint, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 2, dojo_probe_build(), -1,
+		    SQLITE_STATIC);
+		if (sqlite3_step(st) == SQLITE_ROW)
+			best = sqlite3_column_double(st, 0);
+		sqlite3_finalize(st);
+	}
+	return best;
+}
+
+static void
+db_host_keep(struct db *db, const char *fingerprint, double best)
+{
+	sqlite3_stmt *st;
+	char when[32];
+	time_t now = time(NULL);
+	int rc;
+
+	if (!db->h)
+		return;
+	strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+	if (sqlite3_prepare_v2(db->h, "INSERT OR REPLACE INTO hosts VALUES "
+	    "(?, ?, ?, ?)", -1, &st, NULL) != SQLITE_OK) {
+		db_write_failed(db);
+		return;
+	}
+	sqlite3_bind_text(st, 1, fingerprint, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, dojo_probe_build(), -1, SQLITE_STATIC);
+	sqlite3_bind_double(st, 3, best);
+	sqlite3_bind_text(st, 4, when, -1, SQLITE_STATIC);
 	rc = sqlite3_step(st);
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE)
@@ -896,10 +968,12 @@ probe_estimate(struct probe *p)
 
 /* Judge the run "r" of "res" disturbed or not: it waited in vain for
  * idle cores, a thread of the kernel waited for a processor (more than
- * 5% of the run and 2 ms), or the kernel had less than 80% of a
- * processor.  The runnable threads after the run are only recorded: a
- * thread that became runnable as the run ended did not disturb it, and
- * one that did shows in the kernel's own account. */
+ * 5% of the run and 2 ms), the kernel had less than 80% of a processor,
+ * the hypervisor took the processors, or the host slowed the core down
+ * (the probe's third quartile over its best, r->host, past
+ * DOJO_HOST_SLOW).  The runnable threads after the run are only
+ * recorded: a thread that became runnable as the run ended did not
+ * disturb it, and one that did shows in the kernel's own account. */
 static void
 judge(struct dojo_measure_run *r, const struct dojo_run_result *res,
     int threads, bool waited_out)
@@ -921,6 +995,10 @@ judge(struct dojo_measure_run *r, const struct dojo_run_result *res,
 		snprintf(r->why, sizeof r->why, "the hypervisor took %.3g ms "
 		    "of the processors in a run of %.3g ms", r->stolen_s * 1e3,
 		    r->child_s * 1e3);
+	else if (r->host > DOJO_HOST_SLOW)
+		snprintf(r->why, sizeof r->why, "the host slowed the core "
+		    "down: a reference loop took %.2fx its best time here in "
+		    "a quarter of the run", r->host);
 	else
 		r->disturbed = false;
 	/* the test-only switch of doc/measure.md */
@@ -973,6 +1051,8 @@ static int
 run_end(struct db *db, struct probe *p, struct dojo_measure_run *r,
     const struct dojo_run_result *res, int threads, bool waited_out)
 {
+	double best;
+
 	p->m->new_runs++;
 	if (res->outcome != DOJO_OUTCOME_OK || res->reps == 0) {
 		p->m->outcome = res->outcome != DOJO_OUTCOME_OK ?
@@ -994,6 +1074,14 @@ run_end(struct db *db, struct probe *p, struct dojo_measure_run *r,
 	r->wall_s = res->wall_s;
 	r->delay_s = res->delay_s;
 	snprintf(r->source, sizeof r->source, "run");
+	if (res->probes > 0 && res->probe_min_ns > 0) {
+		best = db_host_best(db, p->m->fingerprint);
+		if (best <= 0 || res->probe_min_ns < best) {
+			best = res->probe_min_ns;
+			db_host_keep(db, p->m->fingerprint, best);
+		}
+		r->host = res->probe_q3_ns / best;
+	}
 	judge(r, res, threads, waited_out);
 	if (probe_add(r, p) < 0) {
 		dojo_error_set("out of memory");

@@ -9,7 +9,7 @@
 #include "targets/runner.h"
 
 /* The schema of the measurement database this code writes. */
-#define DOJO_MEASURE_SCHEMA 2
+#define DOJO_MEASURE_SCHEMA 3
 
 struct dojo_measure_options {
 	const char *db;		/* NULL: $PERFDOJO_DB or
@@ -45,6 +45,9 @@ struct dojo_measure_run {
 	double child_s;		/* the child's whole life, seconds */
 	double stolen_s;	/* taken by the hypervisor meanwhile, all
 				   processors together */
+	double host;		/* the host probe's third quartile in the
+				   run over its best time on this
+				   fingerprint (0: not probed) */
 	bool disturbed;
 	char why[160];		/* why it is disturbed */
 	char source[12];	/* "run", or "migrated" from schema 1 */

@@ -83,12 +83,87 @@ enough(const double *x, int n, double *sorted, double start,
 	return med > 0 && (hi - lo) / med <= opt->precision;
 }
 
+/*
+ * The host probe (doc/measure.md, "A slowed host"): a fixed loop of
+ * loads, multiply-adds and stores on 16 KB that stay in the first-level
+ * cache.  It needs the ports of its core and nothing else, so its time
+ * moves only when something else takes them: above all another virtual
+ * machine on the other hardware thread of the same physical core, which
+ * no counter of this machine shows.  Its best time here is the measure;
+ * the timed child probes before and between its repetitions.
+ */
+typedef float dojo_probe_vec __attribute__((vector_size(16)));
+#define PROBE_WORDS 1024
+#define PROBE_PASSES 16
+#define PROBE_EVERY_NS 1e6	/* at most one probe a millisecond of
+				   repetitions: under 1% of the time */
+
+static dojo_probe_vec probe_x[PROBE_WORDS] __attribute__((aligned(64)));
+static dojo_probe_vec probe_y[PROBE_WORDS] __attribute__((aligned(64)));
+
+const char *
+dojo_probe_build(void)
+{
+#if defined(__SANITIZE_ADDRESS__)
+	return "sse-16k asan";
+#elif !defined(__OPTIMIZE__)
+	return "sse-16k O0";
+#else
+	return "sse-16k";
+#endif
+}
+
+/* One probe: its time, in nanoseconds. */
+static __attribute__((noinline)) double
+probe_once(void)
+{
+	const dojo_probe_vec a = { 0.999f, 0.999f, 0.999f, 0.999f };
+	double t0 = 0;
+	int p, i;
+
+	/* the first pass brings the buffers back to the cache (the kernel
+	 * has just run), untimed */
+	for (p = -1; p < PROBE_PASSES; p++) {
+		if (p == 0)
+			t0 = now_ns();
+		for (i = 0; i < PROBE_WORDS; i++)
+			probe_y[i] = probe_y[i] * a + probe_x[i];
+		__asm__ volatile ("" : : : "memory");
+	}
+	return now_ns() - t0;
+}
+
+/* Probes taken by a timed child: their times, at most
+ * DOJO_RUN_MAX_PROBES. */
+struct probes {
+	int n;
+	double last;		/* when the last one ended (now_ns) */
+	double t[DOJO_RUN_MAX_PROBES];
+};
+
+static void
+probe(struct probes *pr)
+{
+	double t;
+
+	if (pr->n >= DOJO_RUN_MAX_PROBES)
+		return;
+	t = probe_once();
+	/* the test-only fault "host": a host that slows the core down
+	 * once the repetitions begin */
+	if (pr->n >= 4 && dojo_fault_is("host"))
+		t *= 3;
+	pr->t[pr->n++] = t;
+	pr->last = now_ns();
+}
+
 /* In the child: time "kernel" on "args" (the inout buffers put back before
- * each run); the times go to "times", their count is returned. */
+ * each run), probing the host before and between the repetitions (into
+ * "pr"); the times go to "times", their count is returned. */
 static int
 time_kernel(void (*kernel)(void **), void **args, void **pristine,
     const size_t *bytes, int nargs, const struct dojo_run_options *opt,
-    double *times)
+    double *times, struct probes *pr)
 {
 	double start = now_ns(), t0, *sorted;
 	int n = 0, a;
@@ -96,6 +171,8 @@ time_kernel(void (*kernel)(void **), void **args, void **pristine,
 	sorted = malloc(sizeof *sorted * DOJO_RUN_MAX_REPS);
 	if (!sorted)
 		return 0;
+	for (a = 0; a < 4; a++)
+		probe(pr);
 	while (n < opt->max_reps && n < DOJO_RUN_MAX_REPS) {
 		for (a = 0; a < nargs; a++)
 			if (pristine[a])
@@ -103,9 +180,13 @@ time_kernel(void (*kernel)(void **), void **args, void **pristine,
 		t0 = now_ns();
 		kernel(args);
 		times[n++] = now_ns() - t0;
+		if (now_ns() - pr->last >= PROBE_EVERY_NS)
+			probe(pr);
 		if (enough(times, n, sorted, start, opt))
 			break;
 	}
+	for (a = 0; a < 4; a++)
+		probe(pr);
 	free(sorted);
 	return n;
 }
@@ -623,6 +704,7 @@ struct child_report {
 	long nivcsw;
 	double cpu_s, wall_s, began, ended, delay_s;
 	double times[DOJO_RUN_MAX_REPS];
+	struct probes probes;
 };
 
 /* The scheduler's account of this process's threads
@@ -813,7 +895,7 @@ child_time(void (*kernel)(void **), void **args, const size_t *bytes,
 	w0 = now_ns();
 	rep->began = now_unix();
 	rep->ntimes = time_kernel(kernel, scratch ? scratch : args, pristine,
-	    bytes, n, opt, rep->times);
+	    bytes, n, opt, rep->times, &rep->probes);
 	rep->ended = now_unix();
 	rep->wall_s = (now_ns() - w0) * 1e-9;
 	getrusage(RUSAGE_SELF, &r1);
@@ -974,6 +1056,13 @@ report_result(struct dojo_run_result *res, struct child_report *rep)
 	res->delay_s = rep->delay_s;
 	res->began = rep->began;
 	res->ended = rep->ended;
+	res->probes = rep->probes.n;
+	if (rep->probes.n > 0) {
+		qsort(rep->probes.t, rep->probes.n, sizeof *rep->probes.t,
+		    cmp_double);
+		res->probe_min_ns = rep->probes.t[0];
+		res->probe_q3_ns = rep->probes.t[(3 * rep->probes.n) / 4];
+	}
 }
 
 /* Run the "nk" (1 or 2) kernels "k" in one child: one, as dojo_c_run

@@ -39,6 +39,7 @@ struct dojo_run_options {
 };
 
 #define DOJO_RUN_MAX_REPS 10000
+#define DOJO_RUN_MAX_PROBES 4096
 #define DOJO_RUN_MEMORY (16ULL << 30)
 
 /* OMP_WAIT_POLICY of the timed child, unless the environment sets it
@@ -50,8 +51,16 @@ struct dojo_run_options {
 #define DOJO_C_CFLAGS "-O3 -march=native -fopenmp -fno-math-errno"
 
 /* Whether the test-only fault switch $PERFDOJO_FAULT is "name" (crash,
- * hang, wrong, busy, disturbed: doc/measure.md). */
+ * hang, wrong, busy, disturbed, host: doc/measure.md). */
 bool dojo_fault_is(const char *name);
+
+/* The host probe (doc/measure.md, "A slowed host"): a run whose probes'
+ * third quartile is past DOJO_HOST_SLOW times their best on its
+ * fingerprint is disturbed.  dojo_probe_build names the probe's code as
+ * this perfdojo was built (a sanitizer's or an unoptimized build's probe
+ * is slower, and keeps a best of its own). */
+#define DOJO_HOST_SLOW 1.3
+const char *dojo_probe_build(void);
 
 /* What --exact does, for the commands' help. */
 #define DOJO_EXACT_HELP "the exact mode: no contraction (FMA), no vector " \
@@ -84,6 +93,11 @@ struct dojo_run_result {
 	double began, ended;
 	double delay_s;	/* the longest a thread of the kernel waited,
 			   runnable, for a processor (schedstat) */
+	/* the host probe of the timed child (doc/measure.md, "A slowed
+	 * host"): how many it took, their fastest time and their third
+	 * quartile (0: none, as in a pair's child or a cross target's run) */
+	int probes;
+	double probe_min_ns, probe_q3_ns;
 };
 
 /* The median of the "n" sorted times "t" and its distribution-free 95%

@@ -115,18 +115,22 @@ out:
 static int
 print_run(const struct dojo_measure_run *r, void *payload)
 {
-	char when[32];
+	char when[32], host[16];
 	time_t t = (time_t)r->began;
 	int *n = payload;
 
 	strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime(&t));
 	if (!(*n)++)
-		printf("%-20s %12s %12s %6s %7s %5s %5s  %s\n", "began",
+		printf("%-20s %12s %12s %6s %7s %5s %5s %5s  %s\n", "began",
 		    "median_ms", "interval_ms", "reps", "threads", "load",
-		    "after", "disturbed");
-	printf("%-20s %12.4g %5.4g-%-6.4g %6d %7d %5d %5d  %s%s%s\n", when,
-	    r->median_ns / 1e6, r->ci_low_ns / 1e6, r->ci_high_ns / 1e6,
-	    r->reps, r->threads, r->load_before, r->load_after,
+		    "after", "host", "disturbed");
+	if (r->host > 0)
+		snprintf(host, sizeof host, "%.2f", r->host);
+	else
+		snprintf(host, sizeof host, "-");
+	printf("%-20s %12.4g %5.4g-%-6.4g %6d %7d %5d %5d %5s  %s%s%s\n",
+	    when, r->median_ns / 1e6, r->ci_low_ns / 1e6, r->ci_high_ns / 1e6,
+	    r->reps, r->threads, r->load_before, r->load_after, host,
 	    r->disturbed ? "yes: " : "no", r->disturbed ? r->why : "",
 	    strcmp(r->source, "run") ? " (migrated)" : "");
 	return 0;

@@ -89,6 +89,25 @@ PERFDOJO_DB=$tmp/d4.db PERFDOJO_FAULT=disturbed "$PERFDOJO" measure "$k" \
     > "$tmp/d4"
 grep -q 'DISTURBED' "$tmp/d4"
 ok $? "the text output marks a disturbed result"
+# a host that slows the core down (the probes after the first 4 three
+# times slower): flagged as such, its ratio kept with the run
+PERFDOJO_DB=$tmp/h.db PERFDOJO_FAULT=host "$PERFDOJO" measure --json "$k" \
+    > "$tmp/h1"
+grep -q '"disturbed": true' "$tmp/h1" && grep -q '"new_runs": 3,' "$tmp/h1"
+ok $? "a run on a slowed host is disturbed, and retried"
+same 3 "$(sqlite3 "$tmp/h.db" "SELECT count(*) FROM runs WHERE why LIKE
+    'the host slowed the core down: a reference loop took %x its best time%'
+    AND host > 1.3")" "... saying so, with the probe's ratio"
+same 1 "$(sqlite3 "$tmp/h.db" "SELECT count(*) FROM hosts WHERE best_ns > 0")" \
+    "the probe's best is kept for the fingerprint"
+PERFDOJO_DB=$tmp/h.db "$PERFDOJO" measure --history "$k" > "$tmp/h2"
+awk 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "host") c = i; next }
+    c && $c + 0 > 1.3 { n++ } END { exit n != 3 }' "$tmp/h2"
+ok $? "measure --history shows the host column"
+PERFDOJO_DB=$tmp/h.db "$PERFDOJO" measure --json --fresh "$k" > "$tmp/h3"
+sqlite3 "$tmp/h.db" "SELECT count(*) = 6 AND min(host) > 0 FROM runs" | grep -qx 1
+ok $? "every timed run is probed"
+
 # the real detector: a process spinning on the kernel's processor
 st=$top_srcdir/tests/target/strided.dojo
 PERFDOJO_DB=$tmp/busy.db PERFDOJO_FAULT=busy "$PERFDOJO" measure --json \
@@ -138,7 +157,7 @@ sqlite3 "$old" "INSERT INTO measurements VALUES ('$state', '$fp', 'ok', '',
     0, 0, 0, 0, '2026-01-01T00:00:00Z')"
 "$PERFDOJO" measure --json --db "$old" "$k" > "$tmp/m1"
 ok $? "measure on a database of schema 1"
-same "2" "$(sqlite3 "$old" "PRAGMA user_version")" "it is now of schema 2"
+same "3" "$(sqlite3 "$old" "PRAGMA user_version")" "it is now of schema 3"
 same "2" "$(sqlite3 "$old" "SELECT count(*) FROM measurements")" \
     "its measurements are all there"
 same "12345 migrated" "$(sqlite3 "$old" "SELECT median_ns, source FROM runs
@@ -163,20 +182,53 @@ ok $? "... and leaves the file as it was"
 sqlite3 "$tmp/new.db" "PRAGMA user_version = 99; CREATE TABLE t (x)"
 "$PERFDOJO" measure --db "$tmp/new.db" "$k" > /dev/null 2> "$tmp/n.err"
 ok $? "a database of a newer schema: measured without it"
-grep -q "schema 99 is newer than this perfdojo's (2); measuring without the database" \
+grep -q "schema 99 is newer than this perfdojo's (3); measuring without the database" \
     "$tmp/n.err"
 ok $? "... saying why"
 same "99" "$(sqlite3 "$tmp/new.db" "PRAGMA user_version")" "... and not touched"
-# schema 2 by its number, without a column (a development build's file)
-sqlite3 "$tmp/dev.db" "PRAGMA user_version = 2; CREATE TABLE measurements (state,
+# a database of schema 2: the runs' host column and the hosts table
+# added, its runs all there
+s2=$tmp/s2.db
+sqlite3 "$s2" "PRAGMA user_version = 2;
+    CREATE TABLE measurements (state TEXT NOT NULL, fingerprint TEXT NOT NULL,
+    outcome TEXT NOT NULL, message TEXT, median_ns REAL, ci_low_ns REAL,
+    ci_high_ns REAL, reps INTEGER, measured_at TEXT NOT NULL, runs INTEGER,
+    spread REAL, disturbed INTEGER, PRIMARY KEY (state, fingerprint));
+    CREATE TABLE runs (id INTEGER PRIMARY KEY, state TEXT NOT NULL,
+    fingerprint TEXT NOT NULL, began REAL, ended REAL, median_ns REAL NOT NULL,
+    ci_low_ns REAL, ci_high_ns REAL, reps INTEGER, threads INTEGER,
+    load_before INTEGER, load_after INTEGER, nivcsw INTEGER, cpu_s REAL,
+    wall_s REAL, delay_s REAL, disturbed INTEGER NOT NULL, why TEXT,
+    source TEXT NOT NULL, stolen_s REAL);
+    CREATE TABLE peaks (fingerprint TEXT PRIMARY KEY, gflops REAL NOT NULL,
+    measured_at TEXT NOT NULL);
+    CREATE TABLE speedups (state TEXT NOT NULL, reference TEXT NOT NULL,
+    fingerprint TEXT NOT NULL, speedup REAL NOT NULL, low REAL, high REAL,
+    pairs INTEGER, disturbed INTEGER NOT NULL, measured_at TEXT NOT NULL,
+    PRIMARY KEY (state, reference, fingerprint));
+    INSERT INTO runs (state, fingerprint, median_ns, disturbed, why, source)
+    VALUES ('$state', '$fp', 23456, 0, '', 'run'),
+    ('other', 'x', 777, 1, 'a thread of the kernel waited', 'run')"
+"$PERFDOJO" measure --json --db "$s2" "$k" > "$tmp/s2"
+ok $? "measure on a database of schema 2"
+same "3 1" "$(sqlite3 "$s2" "SELECT (SELECT user_version FROM pragma_user_version),
+    (SELECT count(*) FROM hosts)" | tr '|' ' ')" \
+    "it is now of schema 3, with the probe's best"
+same "23456 777" "$(sqlite3 "$s2" "SELECT median_ns FROM runs WHERE host IS NULL
+    ORDER BY id" | sed 's/\.0$//' | tr '\n' ' ' | sed 's/ $//')" \
+    "its runs are all there, without a host ratio"
+same 1 "$(sqlite3 "$s2" "SELECT count(*) >= 2 FROM runs WHERE host > 0")" \
+    "the new runs have one"
+# schema 3 by its number, without a column (a development build's file)
+sqlite3 "$tmp/dev.db" "PRAGMA user_version = 3; CREATE TABLE measurements (state,
     fingerprint, outcome, message, median_ns, ci_low_ns, ci_high_ns, reps,
     measured_at, runs, spread, disturbed); CREATE TABLE runs (id, state,
     fingerprint, median_ns); CREATE TABLE peaks (fingerprint, gflops,
     measured_at); CREATE TABLE speedups (state, reference, fingerprint,
     speedup, low, high, pairs, disturbed, measured_at)"
 "$PERFDOJO" measure --json --db "$tmp/dev.db" "$k" > "$tmp/d" 2> "$tmp/d.err"
-ok $? "a schema-2 database without a column: measured without it"
-grep -q "not the tables of schema 2 (no such column: .*); measuring without the database" \
+ok $? "a schema-3 database without a column: measured without it"
+grep -q "not the tables of schema 3 (no such column: .*); measuring without the database" \
     "$tmp/d.err" && grep -q '"stored": false' "$tmp/d"
 ok $? "... saying why, in one line"
 cp "$PERFDOJO_DB" "$tmp/ro.db"

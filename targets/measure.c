@@ -966,6 +966,23 @@ probe_estimate(struct probe *p)
 	free(x);
 }
 
+/* The host probe's limit: $PERFDOJO_HOST_SLOW, else DOJO_HOST_SLOW; 0
+ * (or "off"): the host probe judges nothing. */
+static double
+host_slow(void)
+{
+	const char *env = getenv("PERFDOJO_HOST_SLOW");
+	char *end;
+	double v;
+
+	if (!env || !*env)
+		return DOJO_HOST_SLOW;
+	if (strcmp(env, "off") == 0)
+		return 0;
+	v = strtod(env, &end);
+	return *end == '\0' && v >= 0 ? v : DOJO_HOST_SLOW;
+}
+
 /* Judge the run "r" of "res" disturbed or not: it waited in vain for
  * idle cores, a thread of the kernel waited for a processor (more than
  * 5% of the run and 2 ms), the kernel had less than 80% of a processor,
@@ -995,7 +1012,7 @@ judge(struct dojo_measure_run *r, const struct dojo_run_result *res,
 		snprintf(r->why, sizeof r->why, "the hypervisor took %.3g ms "
 		    "of the processors in a run of %.3g ms", r->stolen_s * 1e3,
 		    r->child_s * 1e3);
-	else if (r->host > DOJO_HOST_SLOW)
+	else if (host_slow() > 0 && r->host > host_slow())
 		snprintf(r->why, sizeof r->why, "the host slowed the core "
 		    "down: a reference loop took %.2fx its best time here in "
 		    "a quarter of the run", r->host);

@@ -3,7 +3,8 @@
 #
 #   (a) one state measured in BENCH_PROCS separate processes (each with a
 #       database of its own, so each runs the whole protocol): the spread
-#       of their estimates (max/min - 1), at 1 thread and at all threads;
+#       of their estimates (max/min - 1), at 1 thread and at all threads,
+#       and of those not flagged disturbed;
 #   (b) speedups measured quietly, then with a busy loop on one core:
 #       the blocked 512 matmul against the naive one, and two states
 #       about 10% apart; each busy ratio against its quiet value, and how
@@ -39,23 +40,28 @@ field() {
 }
 
 echo "# (a) one state (the blocked 512 matmul) in $procs processes"
-printf '%-8s %10s %10s %10s %8s %10s\n' threads min_ms median_ms max_ms \
-    spread disturbed
+printf '%-8s %10s %10s %10s %8s %10s %13s\n' threads min_ms median_ms max_ms \
+    spread disturbed clean_spread
 for t in 1 "$all"; do
 	: > "$tmp/a-$t"
-	d=0
 	for i in $(seq "$procs"); do
 		"$perfdojo" measure --json --threads "$t" \
 		    --db "$tmp/a-$t-$i.db" "$tmp/blocked.dojo" > "$tmp/out" \
 		    2> /dev/null
-		field median_ns "$tmp/out" >> "$tmp/a-$t"
-		[ "$(field disturbed "$tmp/out")" = true ] && d=$((d + 1))
+		echo "$(field median_ns "$tmp/out") $(field disturbed \
+		    "$tmp/out")" >> "$tmp/a-$t"
 	done
-	sort -n "$tmp/a-$t" | awk -v t="$t" -v d="$d" '
-	    { x[NR] = $1 }
-	    END { printf "%-8s %10.4f %10.4f %10.4f %7.1f%% %7d/%d\n", t,
+	# clean_spread: of the estimates not flagged disturbed
+	sort -n "$tmp/a-$t" | awk -v t="$t" '
+	    { x[NR] = $1; if ($2 == "true") d++
+	      else { c[++nc] = $1 } }
+	    END { printf "%-8s %10.4f %10.4f %10.4f %7.1f%% %7d/%d", t,
 	        x[1] / 1e6, x[int((NR + 1) / 2)] / 1e6, x[NR] / 1e6,
-	        100 * (x[NR] / x[1] - 1), d, NR }'
+	        100 * (x[NR] / x[1] - 1), d, NR
+	        if (nc > 1)
+	            printf " %7.1f%% of %d\n", 100 * (c[nc] / c[1] - 1), nc
+	        else
+	            printf " %12s\n", "-" }'
 done
 
 # one speedup: "ratio LABEL THREADS BASE FILE" appends "ratio disturbed"

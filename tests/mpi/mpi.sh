@@ -12,7 +12,11 @@ cd "$tmp" || exit 1
 PERFDOJO_DB=$tmp/m.db
 TMPDIR=$tmp/tmp		# where the measuring ranks keep their scratch
 mkdir -p "$TMPDIR"
-export PERFDOJO_DB TMPDIR
+# which rank measured what, and what --resume measures again, on runs the
+# host probe does not judge (tests/target/measure.sh tests it): on a
+# shared host every state would be measured again
+PERFDOJO_HOST_SLOW=off
+export PERFDOJO_DB TMPDIR PERFDOJO_HOST_SLOW
 
 if [ -z "$MPIRUN" ] || ! "$P" tune --help | grep -q -- '--mpi '; then
 	skip "tune --mpi" "no Open MPI (./bootstrap installs libopenmpi-dev and openmpi-bin)"
@@ -103,6 +107,9 @@ st=$?
 [ $st -ne 0 ]
 ok $? "... the job fails ($st)"
 before=$(wc -l < log1 | tr -d ' ')
+# (a state whose runs were all disturbed is measured again, by design)
+sqlite3 "$PERFDOJO_DB" "SELECT state FROM measurements WHERE disturbed = 0" |
+    sort > known
 same ok "$(sqlite3 "$PERFDOJO_DB" 'PRAGMA integrity_check')" "... the database is whole"
 git -C k.dojo.session fsck --no-progress > /dev/null 2>&1 &&
     git -C k.dojo.session rev-parse -q --verify agent/greedy-1 > /dev/null
@@ -112,7 +119,8 @@ mpi 3 "$P" tune k.dojo --mpi --budget 40 --agent greedy --seed 2 --resume \
 st=$?
 ok $st "--resume finishes the run"
 [ $st -eq 0 ] || sed 's/^/# /' err | head -5
-same "" "$(cut -f1 log1 | sort > a; cut -f1 log2 | sort > b; comm -12 a b)" \
+same "" "$(cut -f1 log1 | sort | comm -12 - known > a; cut -f1 log2 | sort > b
+    comm -12 a b)" \
     "... measuring none of the $before states measured before the kill"
 grep -q '[1-9][0-9]* from the database' k2.out
 ok $? "... which come from the database"

@@ -420,6 +420,19 @@ db_write_failed(struct db *db)
 	db_drop(db, why);
 }
 
+/* Run the prepared write "st" and finalize it: true when it was done,
+ * else the database is given up, saying why. */
+static bool
+db_write(struct db *db, sqlite3_stmt *st)
+{
+	int rc = sqlite3_step(st);
+
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		db_write_failed(db);
+	return rc == SQLITE_DONE;
+}
+
 /* The outcome and message recorded for "m"'s state, 1 when there is one
  * (0: none, or no database). */
 static int
@@ -516,7 +529,6 @@ db_add_run(struct db *db, const char *state, const char *fingerprint,
     const struct dojo_measure_run *r)
 {
 	sqlite3_stmt *st;
-	int rc;
 
 	if (!db->h)
 		return;
@@ -552,10 +564,7 @@ db_add_run(struct db *db, const char *state, const char *fingerprint,
 		sqlite3_bind_double(st, 20, r->host);
 	else
 		sqlite3_bind_null(st, 20);
-	rc = sqlite3_step(st);
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE)
-		db_write_failed(db);
+	db_write(db, st);
 }
 
 /* The best time of the host probe (of this build) on "fingerprint" that
@@ -585,7 +594,6 @@ db_host_keep(struct db *db, const char *fingerprint, double best)
 	sqlite3_stmt *st;
 	char when[32];
 	time_t now = time(NULL);
-	int rc;
 
 	if (!db->h)
 		return;
@@ -599,10 +607,7 @@ db_host_keep(struct db *db, const char *fingerprint, double best)
 	sqlite3_bind_text(st, 2, dojo_probe_build(), -1, SQLITE_STATIC);
 	sqlite3_bind_double(st, 3, best);
 	sqlite3_bind_text(st, 4, when, -1, SQLITE_STATIC);
-	rc = sqlite3_step(st);
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE)
-		db_write_failed(db);
+	db_write(db, st);
 }
 
 /* The state's outcome and estimate, after its runs. */
@@ -612,7 +617,6 @@ db_store(struct db *db, struct dojo_measurement *m)
 	sqlite3_stmt *st;
 	char when[32];
 	time_t now = time(NULL);
-	int rc;
 
 	m->stored = false;
 	if (!db->h)
@@ -639,12 +643,7 @@ db_store(struct db *db, struct dojo_measurement *m)
 	sqlite3_bind_int(st, 10, m->runs);
 	sqlite3_bind_double(st, 11, m->spread);
 	sqlite3_bind_int(st, 12, m->disturbed);
-	rc = sqlite3_step(st);
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE)
-		db_write_failed(db);
-	else
-		m->stored = true;
+	m->stored = db_write(db, st);
 }
 
 /* Take the lock beside the database for one timed run, saying so when
@@ -1401,7 +1400,6 @@ db_store_ratio(struct db *db, const struct dojo_measurement *m,
 	sqlite3_stmt *st;
 	char when[32];
 	time_t now = time(NULL);
-	int rc;
 
 	if (!db->h || r->speedup <= 0)
 		return;
@@ -1420,10 +1418,7 @@ db_store_ratio(struct db *db, const struct dojo_measurement *m,
 	sqlite3_bind_int(st, 7, r->pairs);
 	sqlite3_bind_int(st, 8, r->disturbed);
 	sqlite3_bind_text(st, 9, when, -1, SQLITE_STATIC);
-	rc = sqlite3_step(st);
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE)
-		db_write_failed(db);
+	db_write(db, st);
 }
 
 

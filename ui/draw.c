@@ -586,6 +586,7 @@ draw_status(struct explorer *ex)
 	const struct dojo_session_entry *h = &ex->head;
 	static const char spin[] = "|/-\\";
 	static int tick;
+	bool busy;
 
 	if (h->m.measured && strcmp(h->m.outcome, "ok") == 0) {
 		char ft[32];
@@ -631,12 +632,13 @@ draw_status(struct explorer *ex)
 		    "playing");
 	tip_distance(ex, behind, sizeof behind);
 	/* the rate last: a narrow screen cuts the end of the line */
+	busy = h->m.measured && h->m.disturbed;
 	snprintf(line, sizeof line, " %s%s  target %s%s  %.7s%s%s%s  time %s  "
-	    "speedup %s  best %s %s", ex->start_file, activity, ex->target,
-	    h->m.measured && h->m.disturbed ? "  BUSY: '!' is disturbed, M "
-	    "measures again" : "", h->commit,
+	    "speedup %s  best %s %s%s", ex->start_file, activity, ex->target,
+	    busy ? "  BUSY" : "", h->commit,
 	    dojo_session_branch(ex->session)[0] ? " on " : "",
-	    dojo_session_branch(ex->session), behind, t, sp, best, rate);
+	    dojo_session_branch(ex->session), behind, t, sp, best, rate,
+	    busy ? " ('!' is disturbed, M measures again)" : "");
 	blank(ex->status_row, 0, COLS, role(ex, PAIR_STATUS));
 	put(ex->status_row, 0, COLS, line, role(ex, PAIR_STATUS));
 }

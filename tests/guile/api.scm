@@ -160,7 +160,8 @@
   (string-length (assq-ref m 'fingerprint)))
 (test-assert "a second measurement comes from the database (unless its runs were disturbed)"
   (let ((m2 (measure small #:seconds 0.2)))
-    (or (assq-ref m2 'cached) (< (assq-ref m 'runs) 3))))
+    (or (assq-ref m2 'cached) (< (assq-ref m 'runs) 3)
+        (assq-ref m 'disturbed))))
 (test-assert "measure gives the runs and their spread"
   (and (>= (assq-ref m 'runs) 1) (>= (assq-ref m 'spread) 0)
        (boolean? (assq-ref m 'disturbed))))

@@ -7,7 +7,10 @@ cp "$top_srcdir/tests/ref/bias_relu.dojo" "$k"
 PERFDOJO_DB=$tmp/m.db
 HOME=$tmp
 LANG=C
-export PERFDOJO_DB HOME LANG
+# the display of a clean measurement (on a shared host the host probe
+# would flag most; a flagged one is checked below)
+PERFDOJO_HOST_SLOW=off
+export PERFDOJO_DB HOME LANG PERFDOJO_HOST_SLOW
 
 cat > "$tmp/keys" <<EOF
 dump $tmp/s0
@@ -78,6 +81,15 @@ grep -q "time [0-9.]* [num]*s!* +-[0-9.]*% x[1-9]" "$tmp/s4"
 ok $? "and the time as median +- spread and its runs"
 grep -q "^measured [0-9a-f]\{7\}: .* in [0-9]* runs" "$tmp/s4"
 ok $? "and the message its runs"
+# a measurement on a slowed host: flagged, the time still on the line
+printf 'key m\nwait\ndump %s\nkey q\n' "$tmp/b1" > "$tmp/kb"
+cp "$top_srcdir/tests/ref/bias_relu.dojo" "$tmp/busy.dojo"
+PERFDOJO_HOST_SLOW= PERFDOJO_FAULT=host PERFDOJO_DB=$tmp/b.db \
+    "$PERFDOJO" explore "$tmp/busy.dojo" --keys "$tmp/kb" --size 80x24
+grep -q " BUSY  .* time [0-9.]* [num]*s! +-[0-9.]*% x[1-9]" "$tmp/b1"
+ok $? "a disturbed measurement: BUSY, and its time marked '!'"
+grep -q "^measured [0-9a-f]\{7\}: .*DISTURBED" "$tmp/b1"
+ok $? "and the message says so"
 # m measures a known state no more; M adds runs
 cp "$top_srcdir/tests/ref/bias_relu.dojo" "$tmp/mm.dojo"
 printf 'key m\nwait\nkey q\n' > "$tmp/km"

@@ -655,8 +655,36 @@ vector_reductions(struct c_emit *e, dojo_node *node, int depth)
 	return true;
 }
 
+/* Whether the vector loop "node" only copies (each operation a plain
+ * "=" of one access), out of a temporary on the stack or in registers
+ * (a register tile written back). */
+static bool
+copies_out_of_temporary(struct c_emit *e, dojo_node *node)
+{
+	const dojo_expr *rhs;
+	dojo_node *op;
+	bool temp = false;
+	int i, b;
+
+	for (i = 0; i < dojo_node_n_children(node); i++) {
+		op = dojo_node_child(node, i);
+		if (dojo_node_kind(op) != DOJO_OP ||
+		    dojo_op_update(op) != DOJO_SET)
+			return false;
+		rhs = dojo_op_rhs(op);
+		if (dojo_expr_kind(rhs) != DOJO_E_ACCESS)
+			return false;
+		b = dojo_array_buffer(e->prog, dojo_access_array(
+		    dojo_expr_access(rhs)));
+		temp |= dojo_buffer_role(e->prog, b) == DOJO_TEMP &&
+		    dojo_buffer_loc(e->prog, b) != DOJO_HEAP;
+	}
+	return temp;
+}
+
 /* A vector loop without carried dependences, its invariant reads loaded
- * before it in a block of their own. */
+ * before it in a block of their own.  One that copies out of a
+ * temporary is DOJO_SIMD_COPY (the prelude says why). */
 static void
 emit_simd(struct c_emit *e, dojo_node *node, int depth)
 {
@@ -665,7 +693,8 @@ emit_simd(struct c_emit *e, dojo_node *node, int depth)
 	e->indent++;
 	emit_invariants(e, node, depth);
 	indent(e);
-	dojo_strbuf_puts(e->sb, "#pragma omp simd\n");
+	dojo_strbuf_puts(e->sb, copies_out_of_temporary(e, node) ?
+	    "DOJO_SIMD_COPY\n" : "#pragma omp simd\n");
 	emit_for(e, node, depth);
 	e->vector++;
 	emit_body(e, node, depth);
@@ -897,7 +926,16 @@ static const char prelude[] =
 "#include <string.h>\n"
 "\n"
 "/* a temporary: zeroed, on a 64-byte boundary (NULL past memory) */\n"
-"static inline void *dojo_alloc(size_t n) { void *p = aligned_alloc(64, (n + 63) / 64 * 64); if (p) memset(p, 0, n); return p; }\n";
+"static inline void *dojo_alloc(size_t n) { void *p = aligned_alloc(64, (n + 63) / 64 * 64); if (p) memset(p, 0, n); return p; }\n"
+"\n"
+"/* a vector loop that copies out of a temporary (a register tile written\n"
+" * back): GCC keeps the tile in memory across the loops that use it when\n"
+" * that loop is an OpenMP simd loop, and vectorizes the copy without */\n"
+"#if defined(__GNUC__) && !defined(__clang__)\n"
+"#define DOJO_SIMD_COPY _Pragma(\"GCC ivdep\")\n"
+"#else\n"
+"#define DOJO_SIMD_COPY _Pragma(\"omp simd\")\n"
+"#endif\n";
 
 /* The helpers of the code, each after its qualifier. */
 static const char *const helpers[] = {

@@ -20,8 +20,10 @@
  * (contraction, vector math), 512-bit vectors, 64-byte aligned
  * temporaries; 5: exp in f32 vector loops the code's own where libmvec
  * is not used (the cross targets), a vector loop's division by an
- * invariant a multiplication by its reciprocal (fast mode). */
-#define DOJO_C_CODEGEN 5
+ * invariant a multiplication by its reciprocal (fast mode); 6: a vector
+ * loop that copies out of a stack or register temporary is not an OpenMP
+ * simd loop under GCC (which then keeps a register tile in registers). */
+#define DOJO_C_CODEGEN 6
 
 /* Append to "out" the C translation of "prog".  0 or -1 with the last
  * error set.  Flags: p is an OpenMP parallel loop (temporaries private to

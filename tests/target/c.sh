@@ -46,6 +46,24 @@ ok $? "the blocked, parallel 512 matmul computes what the naive one computes"
 grep -q '#pragma omp parallel for' "$tmp/mmb.c" &&
     grep -q '#pragma omp simd' "$tmp/mmb.c"
 ok $? "emit: parallel loops, simd loops"
+# the register tile C_c written back: a copy loop GCC vectorizes without
+# OpenMP simd, so that the tile stays in registers in the k loop (with
+# "omp simd" on that loop, GCC 12 loads and stores the tile every k)
+[ "$(grep -c '^[[:space:]]*DOJO_SIMD_COPY$' "$tmp/mmb.c")" = 4 ] &&
+    grep -A1 DOJO_SIMD_COPY "$tmp/mmb.c" | grep -q 'i3 < 16'
+ok $? "emit: the tile's write-back loops are DOJO_SIMD_COPY, the others omp simd"
+"${CC:-cc}" -dM -E - < /dev/null > "$tmp/macros" 2> /dev/null
+if grep -q __GNUC__ "$tmp/macros" && ! grep -q __clang__ "$tmp/macros" &&
+    [ "$(uname -m)" = x86_64 ] && grep -q ' avx2' /proc/cpuinfo; then
+	"${CC:-cc}" -O3 -march=native -fopenmp -ffp-contract=fast \
+	    -fno-math-errno -S -o "$tmp/mmb.s" "$tmp/mmb.c"
+	# the loop of the multiply-adds: from its first FMA to its branch back
+	awk '/vfmadd/ && !f { f = 1 } f && /\(%rsp\)/ { n++ } f && /^\tj/ { exit }
+	    END { exit !(f && n == 0) }' "$tmp/mmb.s"
+	ok $? "compiled by GCC, the k loop keeps the tile in registers (no stack operand)"
+else
+	skip "the tile in registers" "not GCC on x86-64 with AVX2"
+fi
 # the panel: allocated once a thread, in a parallel region, before the
 # loop whose iterations reuse it, and freed after it
 awk '/#pragma omp parallel$/ { p = NR } /b_B_p = dojo_alloc\(8192 \* sizeof/ && NR == p + 2 { c = NR }

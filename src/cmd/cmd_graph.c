@@ -133,11 +133,11 @@ write_bytes(const char *path, const char *data, size_t len)
 	if (!f || fwrite(data, 1, len, f) != len) {
 		if (f && path)
 			fclose(f);
-		return dojo_error_set("%s: %s", path ? path : "stdout",
+		return dojo_error_set("%s: %s", path ? path : "write error",
 		    strerror(errno));
 	}
 	if (path ? fclose(f) != 0 : fflush(f) != 0)
-		return dojo_error_set("%s: %s", path ? path : "stdout",
+		return dojo_error_set("%s: %s", path ? path : "write error",
 		    strerror(errno));
 	return 0;
 }

@@ -68,8 +68,9 @@ dojo_command_write(const char *path, const char *text)
 	FILE *f;
 
 	if (!path)
-		return fputs(text, stdout) < 0 ? dojo_error_set("stdout: %s",
-		    strerror(errno)) : 0;
+		/* said as close_stdout says it, however much came first */
+		return fputs(text, stdout) < 0 ? dojo_error_set("write error: "
+		    "%s", strerror(errno)) : 0;
 	f = fopen(path, "w");
 	if (!f || fputs(text, f) < 0) {
 		if (f)

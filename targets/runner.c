@@ -100,6 +100,7 @@ typedef float dojo_probe_vec __attribute__((vector_size(16)));
 #define PROBE_FIRST 16		/* before the repetitions (0.1 ms): the
 				   best of the run when nothing else is
 				   known */
+#define PROBE_LAST 4		/* after them */
 
 static dojo_probe_vec probe_x[PROBE_WORDS] __attribute__((aligned(64)));
 static dojo_probe_vec probe_y[PROBE_WORDS] __attribute__((aligned(64)));
@@ -161,6 +162,36 @@ probe(struct probes *pr)
 	pr->last = now_ns();
 }
 
+/* The probes before the repetitions. */
+static void
+probes_begin(struct probes *pr)
+{
+	int i;
+
+	for (i = 0; i < PROBE_FIRST; i++)
+		probe(pr);
+	pr->first = pr->n;
+}
+
+/* After a repetition that ended at "now" (now_ns): a probe when a
+ * millisecond of repetitions has passed since the last one. */
+static void
+probe_due(struct probes *pr, double now)
+{
+	if (now - pr->last >= PROBE_EVERY_NS)
+		probe(pr);
+}
+
+/* The probes after the repetitions. */
+static void
+probes_end(struct probes *pr)
+{
+	int i;
+
+	for (i = 0; i < PROBE_LAST; i++)
+		probe(pr);
+}
+
 /* In the child: time "kernel" on "args" (the inout buffers put back before
  * each run), probing the host before and between the repetitions (into
  * "pr"); the times go to "times", their count is returned. */
@@ -169,29 +200,26 @@ time_kernel(void (*kernel)(void **), void **args, void **pristine,
     const size_t *bytes, int nargs, const struct dojo_run_options *opt,
     double *times, struct probes *pr)
 {
-	double start = now_ns(), t0, *sorted;
+	double start = now_ns(), t0, t1, *sorted;
 	int n = 0, a;
 
 	sorted = malloc(sizeof *sorted * DOJO_RUN_MAX_REPS);
 	if (!sorted)
 		return 0;
-	for (a = 0; a < PROBE_FIRST; a++)
-		probe(pr);
-	pr->first = pr->n;
+	probes_begin(pr);
 	while (n < opt->max_reps && n < DOJO_RUN_MAX_REPS) {
 		for (a = 0; a < nargs; a++)
 			if (pristine[a])
 				memcpy(args[a], pristine[a], bytes[a]);
 		t0 = now_ns();
 		kernel(args);
-		times[n++] = now_ns() - t0;
-		if (now_ns() - pr->last >= PROBE_EVERY_NS)
-			probe(pr);
+		t1 = now_ns();
+		times[n++] = t1 - t0;
+		probe_due(pr, t1);
 		if (enough(times, n, sorted, start, opt))
 			break;
 	}
-	for (a = 0; a < 4; a++)
-		probe(pr);
+	probes_end(pr);
 	free(sorted);
 	return n;
 }
@@ -1016,9 +1044,7 @@ child_time_pair(void (**kernel)(void **), struct marshal *m,
 	getrusage(RUSAGE_SELF, &r0);
 	w0 = start = now_ns();
 	rep->began = now_unix();
-	for (k = 0; k < PROBE_FIRST; k++)
-		probe(&rep->probes);
-	rep->probes.first = rep->probes.n;
+	probes_begin(&rep->probes);
 	while (n < opt->max_reps && n < DOJO_RUN_MAX_REPS) {
 		/* A B, then B A: neither always runs after the other */
 		for (k = 0; k < 2; k++) {
@@ -1033,13 +1059,11 @@ child_time_pair(void (**kernel)(void **), struct marshal *m,
 		}
 		ratios[n] = rep2->times[n] > 0 ? rep->times[n] /
 		    rep2->times[n] : 0;
-		if (now_ns() - rep->probes.last >= PROBE_EVERY_NS)
-			probe(&rep->probes);
+		probe_due(&rep->probes, now_ns());
 		if (enough(ratios, ++n, sorted, start, opt))
 			break;
 	}
-	for (k = 0; k < 4; k++)
-		probe(&rep->probes);
+	probes_end(&rep->probes);
 	rep2->probes = rep->probes;
 	free(sorted);
 	rep->ended = rep2->ended = now_unix();

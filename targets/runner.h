@@ -94,8 +94,9 @@ struct dojo_run_result {
 	double delay_s;	/* the longest a thread of the kernel waited,
 			   runnable, for a processor (schedstat) */
 	/* the host probe of the timed child (doc/measure.md, "A slowed
-	 * host"): how many it took, their fastest time and their third
-	 * quartile (0: none, as in a pair's child or a cross target's run) */
+	 * host"): how many it took, their fastest time and the third
+	 * quartile of those during and after the repetitions (0: none, as
+	 * in a cross target's or an untimed run) */
 	int probes;
 	double probe_min_ns, probe_q3_ns;
 };

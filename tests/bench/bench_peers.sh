@@ -1,6 +1,7 @@
 #!/bin/sh
 # bench_peers.sh PERFDOJO TOP: every example naive, after its move file
-# (examples/NAME.actions), and PyTorch eager on the same formulas and
+# (examples/NAME.actions, or NAME.avx2.actions on a CPU with AVX2 and no
+# AVX-512), and PyTorch eager on the same formulas and
 # shapes (tests/bench/peers.py), at 1 thread and at all threads, in one
 # run; the 512 matmul also against OpenBLAS (bench_gemm).  Figures are
 # printed, never asserted (doc/evaluation.md).
@@ -39,6 +40,14 @@ if [ -z "${OPENBLAS_CORETYPE:-}" ] && grep -q '\<avx512f\>' /proc/cpuinfo; then
 fi
 torch=$(torch_peer bench-peers "python3-torch could not be installed; its columns are empty")
 kernels=${BENCH_KERNELS:-$(examples "$top")}
+avx2=""
+for k in $kernels; do
+	case $(move_file "$top" "$k") in
+	*.avx2.actions) avx2="$avx2 $k" ;;
+	esac
+done
+[ -z "$avx2" ] ||
+    echo "# AVX2 and no AVX-512 here: NAME.avx2.actions for$avx2"
 
 # measure FILE THREADS OUT: the median in ns (empty when it failed)
 measure() {
@@ -49,7 +58,7 @@ measure() {
 printf '%-15s %3s %11s %11s %11s %8s %8s %-11s %s\n' kernel thr "naive_us" \
     "moves_us" "torch_us" "GFLOP/s" "naive/mv" "torch/mv" "(min-max)"
 for k in $kernels; do
-	"$P" apply "$top/examples/$k.dojo" --actions "$top/examples/$k.actions" \
+	"$P" apply "$top/examples/$k.dojo" --actions "$(move_file "$top" "$k")" \
 	    -o "$tmp/$k.dojo" 2> "$tmp/err" || {
 		echo "$k: the move file does not apply: $(cat "$tmp/err")"
 		continue
@@ -107,8 +116,9 @@ done
 gemm=$(dirname "$P")/tests/bench/bench_gemm
 if [ -x "$gemm" ] && [ -f "$top/examples/matmul.actions" ]; then
 	echo
-	echo "the 512 matmul against OpenBLAS cblas_sgemm (bench_gemm):"
-	"$gemm" "$top/examples/matmul.dojo" "$top/examples/matmul.actions"
+	echo "the 512 matmul against OpenBLAS cblas_sgemm (bench_gemm," \
+	    "$(basename "$(move_file "$top" matmul)")):"
+	"$gemm" "$top/examples/matmul.dojo" "$(move_file "$top" matmul)"
 else
 	echo "bench-peers: PEER MISSING: OpenBLAS (bench_gemm is not built:" \
 	    "libopenblas-dev, make bench-peers builds it)" >&2

@@ -1,7 +1,8 @@
 #!/bin/sh
 # bench_tune.sh PERFDOJO TOP: the default tuner (auto) on each example,
 # its best state measured again against the example's move file
-# (examples/NAME.actions) in alternate runs, and against PyTorch eager
+# (examples/NAME.actions, or NAME.avx2.actions on a CPU with AVX2 and
+# no AVX-512) in alternate runs, and against PyTorch eager
 # (tests/bench/peers.py); other agents at the same budget beside it.
 # Figures are printed, never asserted (doc/evaluation.md).
 #   BENCH_KERNELS   the examples (default: every one with a move file)
@@ -74,7 +75,7 @@ printf '%-15s %3s %-7s %8s %-26s %9s %-26s %s\n' kernel thr agent \
     tuned/mv "(seeds)" torch/tuned "(seeds)" "s/run"
 wins=0 rows=0
 for k in $kernels; do
-	"$P" apply "$top/examples/$k.dojo" --actions "$top/examples/$k.actions" \
+	"$P" apply "$top/examples/$k.dojo" --actions "$(move_file "$top" "$k")" \
 	    -o "$tmp/$k.moves.dojo" 2> "$tmp/err" || {
 		echo "$k: the move file does not apply: $(cat "$tmp/err")"
 		continue

@@ -8,6 +8,20 @@ examples() {
 	done
 }
 
+# move_file TOP NAME: the example's move file for this machine: on an
+# x86-64 CPU with AVX2 and no AVX-512, NAME.avx2.actions where there is
+# one (its register tiles sized for 16 registers of 8 floats), else
+# NAME.actions
+move_file() {
+	if [ -f "$1/examples/$2.avx2.actions" ] &&
+	    grep -qw avx2 /proc/cpuinfo 2> /dev/null &&
+	    ! grep -qw avx512f /proc/cpuinfo; then
+		echo "$1/examples/$2.avx2.actions"
+	else
+		echo "$1/examples/$2.actions"
+	fi
+}
+
 # field JSON NAME: a number of a perfdojo --json object in the file JSON
 field() {
 	sed -n "s/.*\"$2\": \([-0-9.e+]*\).*/\1/p" "$1"

@@ -114,11 +114,14 @@ move_file(const char *path, int *n)
 	base = base ? base + 1 : path;
 	snprintf(kernel, sizeof kernel, "%.*s%.*s.dojo", (int)dir, path,
 	    (int)strcspn(base, "-."), base);
-	/* NAME.TARGET.actions: the moves of that target's machine */
+	/* NAME.TARGET.actions: the moves of that target's machine;
+	 * NAME.avx2.actions: the host's, for a CPU without AVX-512 */
 	dot = strchr(base, '.');
 	if (dot && strcmp(dot, ".actions") != 0)
 		snprintf(target, sizeof target, "%.*s",
 		    (int)strcspn(dot + 1, "."), dot + 1);
+	if (strcmp(target, "avx2") == 0)
+		snprintf(target, sizeof target, "c");
 	p = dojo_program_read_file(kernel);
 	f = fopen(path, "r");
 	while (p && f && fgets(line, sizeof line, f)) {

@@ -21,6 +21,11 @@
  *      at the first of the reduction scopes right above ui (the tile of
  *      the array stays in a local copy through the reduction).
  *
+ * The factors come from the target's vector registers
+ * (dojo_target_vectors): first the shapes of half the registers in
+ * accumulators, a row of one vector first (8x8 on AVX2, 16x16 with
+ * AVX-512, for f32), then of a quarter, then fixed ones (see shapes()).
+ *
  * Every move is a legal action of the state it is played on (the
  * environment's action set decides); a tile with a refused move in steps
  * 1-3 is not offered, one refused in step 4 ends the tile there.  The
@@ -31,6 +36,7 @@
 #include "config.h"
 #include "agents/agent.h"
 #include "ir/flag.h"
+#include "targets/target.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -234,16 +240,50 @@ tile(dojo_env *env, int state, const int *opath, int m, uint64_t spatial,
 	return b.state;
 }
 
-/* The first two of "choices" (0-terminated) that divide "size" and are
- * smaller than it, into "out"; their count. */
-static int
-factors(int64_t size, const int *choices, int *out)
-{
-	int n = 0;
+#define SHAPES 4		/* tiles of one pair of scopes, at most */
 
-	for (; *choices && n < 2; choices++)
-		if (size % *choices == 0 && *choices < size)
-			out[n++] = *choices;
+/* The shapes (a, b) of the tiles of a u of "us" and a w of "ws"
+ * iterations, best first, at most SHAPES into "out", for elements of
+ * "elem" bytes in "regs" vector registers of "bytes": their count.  First
+ * those of regs / 2 accumulators (the other half holds the loaded
+ * vectors and broadcasts; 8 on AVX2, 16 with AVX-512, enough independent
+ * FMAs to cover their latency), then of regs / 4, each with the fewest
+ * vectors a row first: a row of one vector loads one vector a step, used
+ * by every row, which a compiler keeps in a register (GCC tuned for AMD
+ * Zen folds a vector used by several FMAs into each, as a memory operand:
+ * twice the loads).  Then fixed ones (rows by 4, 8, 2; columns by 16,
+ * 8, 4, 2) for a machine of no vectors.  Each factor divides its scope
+ * and is smaller. */
+static int
+shapes(int64_t us, int64_t ws, int elem, int bytes, int regs,
+    int out[SHAPES][2])
+{
+	static const int u_fixed[] = { 4, 8, 2 }, w_fixed[] = { 16, 8, 4, 2 };
+	int cand[64][2], nc = 0, n = 0, lanes = bytes / elem, acc, v, i, j;
+
+	for (acc = regs / 2; lanes > 0 && acc >= 2 && acc >= regs / 4;
+	    acc /= 2)
+		for (v = 1; v <= 4 && acc / v >= 2; v *= 2) {
+			cand[nc][0] = acc / v;
+			cand[nc++][1] = v * lanes;
+		}
+	for (i = 0; i < 3; i++)
+		for (j = 0; j < 4; j++) {
+			cand[nc][0] = u_fixed[i];
+			cand[nc++][1] = w_fixed[j];
+		}
+	for (i = 0; i < nc && n < SHAPES; i++) {
+		int a = cand[i][0], b = cand[i][1], k;
+
+		if (a < 2 || b < 2 || us % a || a >= us || ws % b || b >= ws)
+			continue;
+		for (k = 0; k < n && (out[k][0] != a || out[k][1] != b); k++)
+			;
+		if (k == n) {
+			out[n][0] = a;
+			out[n++][1] = b;
+		}
+	}
 	return n;
 }
 
@@ -252,6 +292,7 @@ struct walk {
 	int state;
 	struct dojo_tile *out;
 	int max, n;
+	int bytes, regs;		/* the target's vector registers */
 	int path[DOJO_MAX_DEPTH];
 	dojo_node *scopes[DOJO_MAX_DEPTH];
 };
@@ -272,15 +313,13 @@ tiled(struct walk *wk, int m, uint64_t spatial, int w)
 	    (~spatial & (((uint64_t)1 << w) - 1)) != 0;
 }
 
-static const int u_factors[] = { 4, 8, 2, 0 };
-static const int w_factors[] = { 16, 8, 4, 2, 0 };
-
 /* The tiles of the reduction at the walk's path (depth "m"). */
 static int
 tiles_of(struct walk *wk, dojo_node *op, int m)
 {
+	dojo_program *prog = dojo_env_program(wk->env, wk->state);
 	uint64_t spatial;
-	int w, u, fa[2], fb[2], na, nb, i, j, k;
+	int w, u, ab[SHAPES][2], n, i, k, elem;
 	const char *array;
 
 	if (m < 3 || dojo_op_update(op) == DOJO_SET)
@@ -289,27 +328,34 @@ tiles_of(struct walk *wk, dojo_node *op, int m)
 	if (w < 0 || spatial == ((uint64_t)1 << m) - 1 ||
 	    tiled(wk, m, spatial, w))
 		return 0;
-	array = dojo_array_name(dojo_env_program(wk->env, wk->state),
-	    dojo_access_array(dojo_op_lhs(op)));
-	nb = factors(dojo_node_size(wk->scopes[w]), w_factors, fb);
+	k = dojo_access_array(dojo_op_lhs(op));
+	array = dojo_array_name(prog, k);
+	switch (dojo_buffer_dtype(prog, dojo_array_buffer(prog, k))) {
+	case DOJO_F64:
+	case DOJO_I64:
+		elem = 8;
+		break;
+	default:
+		elem = 4;
+	}
 	for (u = 0; u < m; u++) {
 		if (u == w || !(spatial & ((uint64_t)1 << u)))
 			continue;
-		na = factors(dojo_node_size(wk->scopes[u]), u_factors, fa);
-		for (i = 0; i < na; i++)
-			for (j = 0; j < nb && wk->n < wk->max; j++) {
-				struct dojo_tile *t = &wk->out[wk->n];
+		n = shapes(dojo_node_size(wk->scopes[u]),
+		    dojo_node_size(wk->scopes[w]), elem, wk->bytes, wk->regs,
+		    ab);
+		for (i = 0; i < n && wk->n < wk->max; i++) {
+			struct dojo_tile *t = &wk->out[wk->n];
 
-				k = tile(wk->env, wk->state, wk->path, m,
-				    spatial, array, u, fa[i], w, fb[j],
-				    t->text);
-				if (k == -2)
-					return -1;
-				if (k >= 0 && k != wk->state) {
-					t->state = k;
-					wk->n++;
-				}
+			k = tile(wk->env, wk->state, wk->path, m, spatial,
+			    array, u, ab[i][0], w, ab[i][1], t->text);
+			if (k == -2)
+				return -1;
+			if (k >= 0 && k != wk->state) {
+				t->state = k;
+				wk->n++;
 			}
+		}
 	}
 	return 0;
 }
@@ -337,9 +383,13 @@ walk_nodes(struct walk *wk, dojo_node *node, int m)
 int
 dojo_agent_tiles(dojo_env *env, int state, struct dojo_tile *out, int max)
 {
-	struct walk wk = { env, state, out, max, 0, { 0 }, { NULL } };
+	struct walk wk = { env, state, out, max, 0, 0, 0, { 0 }, { NULL } };
 	dojo_program *prog = dojo_env_program(env, state);
 	int i;
+
+	if (dojo_target_vectors(dojo_env_target(env), &wk.bytes,
+	    &wk.regs) < 0)
+		return -1;
 
 	for (i = 0; i < dojo_program_n_children(prog) && wk.n < max; i++) {
 		wk.path[0] = i;

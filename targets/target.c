@@ -6,6 +6,7 @@
 #include "targets/cuda.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Stack buffers are bounded so that a kernel's frame fits the default
@@ -196,4 +197,51 @@ dojo_target_machine(const char *name)
 	    dojo_target_default();
 
 	return t ? &t->machine : NULL;
+}
+
+/* The vector registers of this machine's CPU: x86-64 by its features,
+ * aarch64 NEON's 32 of 16 bytes, else 16 of 16 bytes. */
+static void
+host_vectors(int *bytes, int *count)
+{
+	*bytes = 16;
+	*count = 16;
+#if defined(__x86_64__) && defined(__GNUC__)
+	if (__builtin_cpu_supports("avx512f")) {
+		*bytes = 64;
+		*count = 32;
+	} else if (__builtin_cpu_supports("avx")) {
+		*bytes = 32;
+	}
+#elif defined(__aarch64__)
+	*count = 32;
+#endif
+}
+
+int
+dojo_target_vectors(const char *name, int *bytes, int *count)
+{
+	const char *env = getenv("PERFDOJO_VECTORS");
+	const char *variant = dojo_target_variant(name);
+	char end;
+
+	if (env && *env) {
+		if (sscanf(env, "%dx%d%c", bytes, count, &end) != 2 ||
+		    *bytes < 4 || *bytes > 256 || *count < 2 || *count > 256)
+			return dojo_error_set("PERFDOJO_VECTORS: '%s' is not "
+			    "BYTESxREGISTERS (as 32x16: 16 registers of 32 "
+			    "bytes)", env);
+		return 0;
+	}
+	*bytes = 16;
+	*count = 32;
+	if (!name || strcmp(name, "c") == 0)
+		host_vectors(bytes, count);
+	else if (strncmp(name, "aarch64", 7) == 0)
+		*bytes = strcmp(variant, "sve256") == 0 ? 32 : 16;
+	else if (strncmp(name, "riscv64", 7) == 0)
+		*bytes = strcmp(variant, "rvv") == 0 ? 32 : 8;
+	else if (strncmp(name, "cuda", 4) == 0)
+		*bytes = *count = 0;
+	return 0;
 }

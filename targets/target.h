@@ -47,6 +47,15 @@ const struct dojo_machine *dojo_target_machine(const char *name);
 /* Whether "name" is a target whose kernels run on this machine (no error
  * set either way). */
 bool dojo_target_runs_here(const char *name);
+/* The vector registers that the code of target "name" (NULL: this
+ * machine's) has: their size in bytes and their count, which size the
+ * register tiles players try (doc/agents.md, "Register tiles").  "c" is
+ * this CPU (x86-64: 64x32 with AVX-512, 32x16 with AVX, else 16x16);
+ * aarch64 16x32 (sve256: 32x32); riscv64 8x32 (rvv: 32x32); cuda 0x0
+ * (none: the tiles of fixed factors).  $PERFDOJO_VECTORS ("32x16")
+ * overrides them all: tuning for another CPU, or tests that must not
+ * depend on this one.  0, or -1 with the error when that is malformed. */
+int dojo_target_vectors(const char *name, int *bytes, int *count);
 /* "c or cuda": the names, for messages and --help. */
 const char *dojo_target_names(void);
 

@@ -509,6 +509,12 @@ out_of_time(dojo_env *env)
 	return env->opt.seconds > 0 && elapsed(env) >= env->opt.seconds;
 }
 
+const char *
+dojo_env_target(dojo_env *env)
+{
+	return env->opt.target;
+}
+
 double
 dojo_env_elapsed(dojo_env *env)
 {

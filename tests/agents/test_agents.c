@@ -448,10 +448,15 @@ test_tiles(void)
 	n = dojo_agent_tiles(env, 0, tiles, 16);
 	for (i = 0; i < n; i++)
 		printf("# tile %d: %s\n", i, tiles[i].text);
-	CHECK(n == 4);	/* rows by 4 or 8, columns by 16 or 8 */
-	CHECK_STR(tiles[0].text, "fission 0.0 1; fission 0 1; split 1 4; "
-	    "split 1.0.0 16; swap 1.0.0.0; swap 1.0; swap 1.0.0; "
+	/* 16 registers of 8 floats (main): 8 accumulators, 8x8 and 4x16,
+	 * then 4, 4x8 and 2x16 */
+	CHECK(n == 4);
+	CHECK_STR(tiles[0].text, "fission 0.0 1; fission 0 1; split 1 8; "
+	    "split 1.0.0 8; swap 1.0.0.0; swap 1.0; swap 1.0.0; "
 	    "unroll 1.0.0.0; vectorize 1.0.0.0.0; cache 1.0.0 C stack");
+	CHECK(n == 4 && strstr(tiles[1].text, "split 1 4; split 1.0.0 16;"));
+	CHECK(n == 4 && strstr(tiles[2].text, "split 1 4; split 1.0.0 8;"));
+	CHECK(n == 4 && strstr(tiles[3].text, "split 1 2; split 1.0.0 16;"));
 	/* the tile is a path of the environment, none of it measured */
 	np = dojo_env_path(env, tiles[0].state, path, 16);
 	CHECK(np == 11);
@@ -459,12 +464,12 @@ test_tiles(void)
 	text = dojo_program_print(dojo_env_program(env, tiles[0].state),
 	    false);
 	printf("%s", text);
-	CHECK(strstr(text, "4  | 2  | 4 | 16  | C_c[{2}, {3}] = "
-	    "C[{0}*4 + {2}, {1}*16 + {3}]\n") != NULL);
-	CHECK(strstr(text, "   |    | 8 | 4:u | 16:v | C_c[{3}, {4}] += "
-	    "A[{0}*4 + {3}, {2}] * B[{2}, {1}*16 + {4}]\n") != NULL);
-	CHECK(strstr(text, "   |    | 4 | 16  | C[{0}*4 + {2}, "
-	    "{1}*16 + {3}] = C_c[{2}, {3}]\n") != NULL);
+	CHECK(strstr(text, "2  | 4  | 8 | 8   | C_c[{2}, {3}] = "
+	    "C[{0}*8 + {2}, {1}*8 + {3}]\n") != NULL);
+	CHECK(strstr(text, "   |    | 8 | 8:u | 8:v | C_c[{3}, {4}] += "
+	    "A[{0}*8 + {3}, {2}] * B[{2}, {1}*8 + {4}]\n") != NULL);
+	CHECK(strstr(text, "   |    | 8 | 8   | C[{0}*8 + {2}, "
+	    "{1}*8 + {3}] = C_c[{2}, {3}]\n") != NULL);
 	free(text);
 	end = tiles[0].state;
 	CHECK(dojo_agent_tiles(env, end, tiles, 16) == 0);
@@ -474,6 +479,31 @@ test_tiles(void)
 	CHECK(dojo_env_current(env) == end);
 	CHECK(fabs(r - log(4)) < 1e-9 && dojo_env_used(env) == 1);
 	CHECK(dojo_env_jump(env, 100000, &r) == -1);
+	dojo_env_free(env);
+}
+
+/* The tiles follow the target's vector registers: 32 of 16 floats
+ * (AVX-512) want 16 accumulators (none fits 16x32) or 8 (8x16), then the
+ * fixed shapes; a malformed $PERFDOJO_VECTORS is an error. */
+static void
+test_tile_shapes(void)
+{
+	dojo_env *env = cost_env(product, tile_cost, 0);
+	struct dojo_tile tiles[16];
+	int n;
+
+	CHECK(env != NULL);
+	if (!env)
+		return;
+	setenv("PERFDOJO_VECTORS", "64x32", 1);
+	n = dojo_agent_tiles(env, 0, tiles, 16);
+	CHECK(n == 4 && strstr(tiles[0].text, "split 1 8; split 1.0.0 16;"));
+	CHECK(n == 4 && strstr(tiles[1].text, "split 1 4; split 1.0.0 16;"));
+	setenv("PERFDOJO_VECTORS", "wide", 1);
+	CHECK(dojo_agent_tiles(env, 0, tiles, 16) == -1);
+	CHECK_STR(dojo_error_last(), "PERFDOJO_VECTORS: 'wide' is not "
+	    "BYTESxREGISTERS (as 32x16: 16 registers of 32 bytes)");
+	setenv("PERFDOJO_VECTORS", "32x16", 1);
 	dojo_env_free(env);
 }
 
@@ -859,6 +889,8 @@ static const struct unit_test tests[] = {
 	  test_agents },
 	{ "greedy: a neutral move that enables a gain", test_greedy_enabling },
 	{ "register tiles: moves, nest, none when tiled", test_tiles },
+	{ "register tiles: shapes from the vector registers",
+	  test_tile_shapes },
 	{ "greedy: a gain only a register tile reaches", test_greedy_tiles },
 	{ "Max-Q: exploring, it plays a register tile", test_maxq_tiles },
 	{ "Max-Q: a failure teaches the floor of the targets",
@@ -882,6 +914,8 @@ main(void)
 
 	if (!mkdtemp(tmpdir))
 		return 1;
+	/* the tiles' shapes, whatever this CPU: AVX2's (test_tile_shapes) */
+	setenv("PERFDOJO_VECTORS", "32x16", 1);
 	rc = unit_run(tests);
 	snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
 	if (system(cmd) != 0)

@@ -4,7 +4,8 @@
  * A climb measures the children of the current state in a seeded random
  * order, a batch at a time (each batch compiled ahead, --jobs at a time),
  * and goes to the best child measured as soon as a batch has one that
- * beats the current state by more than 1%.
+ * beats the current state by more than 1% and holds that gain when the
+ * two are timed in alternate pairs (hold()).
  *
  * Moves that made a state faster tend to make its children faster too
  * (two independent moves commute), so the climber remembers the gain of
@@ -54,6 +55,8 @@
 #define SEARCH_SHARE 0.8	/* auto: the share of --seconds searched */
 #define TILE_TRIES 8		/* tiles measured that never gained before
 				   they come after the other children */
+#define HOLD_PAIRS 3		/* the alternate pairs of that check */
+#define HOLD_TRIES 3		/* children checked a step, at most */
 
 /* The last gain (reward of the child less that of its parent) measured
  * for an action, by its text. */
@@ -401,6 +404,59 @@ measure_children(struct greedy *g, dojo_env *env, struct climb *c,
 	return rc;
 }
 
+/* Whether the climb's best child holds its gain: its first look is one
+ * run against another, and on a shared machine that noise alone can be
+ * tens of percent (a neighbour on the core's other hardware thread:
+ * doc/evaluation.md), so the two are timed in alternate pairs
+ * (dojo_env_compare) before every climb.  A gain
+ * whose interval is not above 1 is refuted: the child's reward (and its
+ * move's gain) becomes the paired value, and the best of the other
+ * children measured is checked next, HOLD_TRIES a step at most (then
+ * none is climbed to).  Without pairs (a cost function, training, the
+ * time limit), the first look decides.  0 or -1. */
+static int
+hold(struct greedy *g, dojo_env *env, struct climb *c)
+{
+	struct dojo_measure_ratio ratio;
+	int tries = 0, i, k, x, rc;
+	double r;
+
+	while (c->best >= 0) {
+		if (tries++ == HOLD_TRIES) {
+			c->best = -1;
+			break;
+		}
+		rc = dojo_env_compare(env, c->best, g->cur, HOLD_PAIRS,
+		    &ratio);
+		if (rc < 0)
+			return -1;
+		if (rc > 0 || ratio.low > 1)
+			return 0;
+		for (i = 0, x = -1; i < c->n; i++)
+			if (c->state[i] == c->best)
+				x = i;
+		if (x >= 0 && set_gain(g, c->text[x],
+		    dojo_env_reward(env, c->best) - c->cr) < 0)
+			return -1;
+		/* the best of the others measured, none refuted */
+		c->best = -1;
+		c->bestr = c->cr + MIN_GAIN;
+		for (i = 0; i < c->n; i++) {
+			k = c->state[i];
+			if (!dojo_env_measured(env, k) ||
+			    dojo_env_failed(env, k) ||
+			    dojo_env_held(env, k, NULL) == g->cur)
+				continue;
+			r = dojo_env_reward(env, k);
+			if (r > c->bestr) {
+				c->bestr = r;
+				c->best = k;
+			}
+		}
+	}
+	return 0;
+}
+
 /* auto: the model's value of each child into "key" (a tile valued as
  * its last move).  0 or -1. */
 static int
@@ -636,9 +692,15 @@ greedy_step(void *self, dojo_env *env)
 	c.bestr = c.cr + MIN_GAIN;
 	c.best = -1;
 	rc = measure_children(g, env, &c, 0, c.promising);
-	for (i = c.promising; rc == 0 && c.best < 0 && i < c.n; i += g->batch)
+	if (rc == 0)
+		rc = hold(g, env, &c);
+	for (i = c.promising; rc == 0 && c.best < 0 && i < c.n;
+	    i += g->batch) {
 		rc = measure_children(g, env, &c, i,
 		    i + g->batch < c.n ? i + g->batch : c.n);
+		if (rc == 0)
+			rc = hold(g, env, &c);
+	}
 	if (rc < 0)
 		goto out;
 	rc = 0;

@@ -893,6 +893,7 @@ struct probe {
 	int n, cap;
 	int keep;			/* > 0: no run kept after this many
 					   clean ones (opt->stable) */
+	bool lucky;			/* PERFDOJO_FAULT=look */
 };
 
 static int
@@ -1134,6 +1135,12 @@ probe_run(struct db *db, struct probe *p,
 	r.stolen_s = stolen_seconds() - stolen;
 	r.load_after = others_running();
 	db_unlock(db);
+	if (p->lucky) {
+		/* the test-only switch of doc/measure.md */
+		res.median_ns /= 1.15;
+		res.ci_low_ns /= 1.15;
+		res.ci_high_ns /= 1.15;
+	}
 	return run_end(db, p, &r, &res, threads, waited_out);
 }
 
@@ -1326,6 +1333,7 @@ dojo_measure_against(dojo_program *prog, dojo_program *reference,
 		rc = rc > 0 ? 0 : -1;	/* known, or no database answer */
 		goto out;
 	}
+	p.lucky = reference != prog && dojo_fault_is("look");
 	/* the runs it lacks: all with "fresh" */
 	need = opt->fresh ? opt->runs : opt->runs - probe_clean(&p);
 	if (need < 1)

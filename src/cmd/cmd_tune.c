@@ -530,14 +530,31 @@ print_suggestions(dojo_player *player, dojo_env *env, int k)
 	return n < 0 ? -1 : 0;
 }
 
-/* The states confirmed in alternate runs, after the search (the new
- * bests as they came, and those dojo_env_settle settled), one "confirm"
- * line each; the chosen one marked best.  0 or -1. */
+/* After the search: the gains a climb checked in pairs before it went
+ * on ("held" or "refuted": the state, the one it was timed against, its
+ * speedup against the start since, the pairs' ratio); then the states
+ * confirmed against the start in alternate runs (the new bests as they
+ * came, and those dojo_env_settle settled), one "confirm" line each, the
+ * chosen one marked best.  0 or -1. */
 static int
 trace_settled(FILE *f, dojo_env *env, int best)
 {
 	int i;
 
+	struct dojo_measure_ratio r;
+	int ref;
+
+	/* the gains a climb checked in pairs against its state first */
+	for (i = 1; i < dojo_env_n_states(env); i++) {
+		if ((ref = dojo_env_held(env, i, &r)) < 0)
+			continue;
+		fprintf(f, "%s\t%.7s\t%.7s\tclimb\t-", r.low > 1 ? "held" :
+		    "refuted", dojo_env_state_id(env, i),
+		    dojo_env_state_id(env, ref));
+		trace_number(f, exp(dojo_env_reward(env, i)));
+		fprintf(f, "\t%.4g [%.4g, %.4g] %d\t-\t%s\n", r.speedup,
+		    r.low, r.high, r.pairs, dojo_env_action(env, i));
+	}
 	for (i = 1; i < dojo_env_n_states(env); i++)
 		if (dojo_env_confirmed(env, i, NULL))
 			trace_line(f, env, "confirm", i, i == best);

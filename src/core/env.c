@@ -25,6 +25,10 @@ struct env_state {
 	double reward, ns;
 	struct dojo_measurement *m;
 	struct dojo_measure_ratio ratio;	/* confirmed against the start */
+	/* against the state "held_ref" in alternate runs, before a player
+	 * climbed from that one to this (dojo_env_compare); -1: never */
+	struct dojo_measure_ratio held;
+	int held_ref;
 	/* the player's note: why it is measured, what it expected */
 	const char *why;
 	double predicted;
@@ -143,6 +147,7 @@ add_node(dojo_env *env, dojo_program *prog, int parent, const char *action)
 	nd->prog = prog;
 	memcpy(nd->id, id, sizeof id);
 	nd->parent = parent;
+	nd->held_ref = -1;
 	nd->depth = parent >= 0 ? env->states[parent].depth + 1 : 0;
 	nd->action = strdup(action);
 	if (!nd->action)
@@ -218,6 +223,44 @@ confirm(dojo_env *env, int state, int pairs)
 	    &opt, &mp, &ms, &nd->ratio) < 0)
 		return -1;
 	return 0;
+}
+
+static bool out_of_time(dojo_env *env);
+
+int
+dojo_env_compare(dojo_env *env, int state, int ref, int pairs,
+    struct dojo_measure_ratio *out)
+{
+	struct env_state *nd = &env->states[state];
+	struct dojo_measure_options opt = env->opt.measure;
+	struct dojo_measurement mp, mr;
+
+	memset(out, 0, sizeof *out);
+	if (env->opt.cost || env->opt.no_confirm || env->opt.remote ||
+	    !nd->measured || nd->failed || !env->states[ref].measured ||
+	    env->states[ref].failed || out_of_time(env))
+		return 1;
+	if (opt.runs < pairs)
+		opt.runs = pairs;
+	if (dojo_measure_speedup(nd->prog, env->states[ref].prog, &env->want,
+	    &opt, &mp, &mr, out) < 0)
+		return -1;
+	if (out->speedup <= 0)
+		return 1;
+	nd->held = *out;
+	nd->held_ref = ref;
+	nd->reward = env->states[ref].reward + log(out->speedup);
+	return 0;
+}
+
+int
+dojo_env_held(dojo_env *env, int state, struct dojo_measure_ratio *out)
+{
+	const struct env_state *nd = &env->states[state];
+
+	if (out)
+		*out = nd->held;
+	return nd->held_ref;
 }
 
 void

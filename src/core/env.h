@@ -151,6 +151,21 @@ int dojo_env_best(__dojo_keep dojo_env *env);
 bool dojo_env_confirmed(__dojo_keep dojo_env *env, int state,
     struct dojo_measure_ratio *out);
 
+/* Whether "state" holds a gain over "ref" (both measured): the two
+ * timed in alternate runs, at least "pairs" (the database's pairs when
+ * it has as many), the ratio t_ref / t_state into "out".  The state's
+ * reward becomes the reward of "ref" plus the log of that ratio (its
+ * first look, one run, may be the noise of that run), and the ratio is
+ * kept (dojo_env_held).  1 when nothing was timed: a cost function, no
+ * confirmation (training), measurements made elsewhere, a failed state
+ * or the time limit reached; 0, or -1 with the last error. */
+int dojo_env_compare(__dojo_keep dojo_env *env, int state, int ref,
+    int pairs, struct dojo_measure_ratio *out);
+/* The state "state" was compared with (dojo_env_compare), -1 when none;
+ * the ratio into "out" (may be NULL). */
+int dojo_env_held(__dojo_keep dojo_env *env, int state,
+    struct dojo_measure_ratio *out);
+
 /* A player's note on "state", for the trace of perfdojo tune: why it is
  * measured (a static string: "model", "explore", "exploit", ...) and
  * the value it expected (NAN: none), when it is about to be measured

@@ -156,7 +156,8 @@ same "step	state	parent	why	predicted	speedup	confirmed	best	move" \
     "$(head -1 "$tmp/d.trace")" "the trace starts with its header"
 same "$n" "$(awk -F'\t' '$1 ~ /^[0-9]+$/' "$tmp/d.trace" | wc -l | tr -d ' ')" \
     "the trace has one line a measurement"
-awk -F'\t' 'NR > 1 && (NF != 9 || ($1 !~ /^[0-9]+$/ && $1 != "confirm") ||
+awk -F'\t' 'NR > 1 && (NF != 9 || ($1 !~ /^[0-9]+$/ && $1 != "confirm" &&
+    $1 != "held" && $1 != "refuted") ||
     ($6 != "failed" && $6 !~ /^[0-9.e+-]+$/) ||
     ($5 != "-" && $5 !~ /^[0-9.e+-]+$/) || $4 == "" || $9 == "") { exit 1 }' \
     "$tmp/d.trace"
@@ -169,6 +170,24 @@ else
 	same "$best" "$(awk -F'\t' '$1 == "confirm" && $8 == "best" { print $2 }' \
 	    "$tmp/d.trace")" "the trace marks the printed best among the confirmed"
 fi
+# a climb checks its gain in alternate pairs first: first looks that
+# flatter every move by 1.15 (PERFDOJO_FAULT=look) meet honest pairs;
+# each check is a line of the trace after the search, "held" when the
+# pairs' interval is above 1, else "refuted" (test_agents checks what a
+# check does to the state)
+cat > "$tmp/add.dojo" <<EOF
+x f32 [256, 256] heap in
+y f32 [256, 256] heap out
+256 | 256 | y[{0}, {1}] = x[{0}, {1}] + 1
+EOF
+PERFDOJO_FAULT=look PERFDOJO_DB=$tmp/look.db "$PERFDOJO" tune "$tmp/add.dojo" \
+    --agent greedy --budget 12 --seed 2 --trace "$tmp/look.trace" \
+    --session "$tmp/look" > "$tmp/look.out" 2> "$tmp/err"
+ok $? "greedy runs on first looks that flatter every move"
+awk -F'\t' '$1 == "held" || $1 == "refuted" { split($7, a, /[][, ]+/)
+    if (($1 == "held") != (a[2] > 1)) exit 1 }' "$tmp/look.trace"
+ok $? "a check is 'held' exactly when its pairs' interval is above 1"
+
 # every state the run measured, kept beside the session: listed best
 # first, each one taken into the history
 [ -f "$tmp/d/runs/agent/auto-1.tsv" ]

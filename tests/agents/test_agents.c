@@ -807,6 +807,59 @@ test_follow(void)
 	dojo_env_free(f.fresh);
 }
 
+/* A gain checked in alternate pairs (dojo_env_compare), as a climb does:
+ * really timed, the child's reward becomes its paired ratio against the
+ * state it was timed with, which is kept; with a cost function nothing
+ * is timed and the first look stays. */
+static void
+test_compare(void)
+{
+	static const char add[] =
+	    "x f32 [256, 256] heap in\n"
+	    "y f32 [256, 256] heap out\n"
+	    "256 | 256 | y[{0}, {1}] = x[{0}, {1}] + 1\n";
+	dojo_program *p = dojo_program_parse("add.dojo", add, strlen(add));
+	struct dojo_env_options eo;
+	struct dojo_measure_ratio r;
+	char db[sizeof tmpdir + 16];
+	dojo_env *env;
+	double look;
+	int k;
+
+	snprintf(db, sizeof db, "%s/compare.db", tmpdir);
+	dojo_env_options_init(&eo);
+	eo.measure.db = db;
+	env = p ? dojo_env_new(p, &eo) : NULL;
+	dojo_program_free(p);
+	CHECK(env != NULL);
+	if (!env)
+		return;
+	CHECK(dojo_env_follow(env, 0, "split 0.0 8", &k) == DOJO_DONE);
+	CHECK(dojo_env_evaluate(env, k, &look) == 0);
+	CHECK(dojo_env_held(env, k, NULL) == -1);
+	CHECK(dojo_env_compare(env, k, 0, 3, &r) == 0);
+	printf("# first look %.3f, paired %.3f [%.3f, %.3f] in %d\n",
+	    exp(look), r.speedup, r.low, r.high, r.pairs);
+	CHECK(r.pairs >= 3 && r.speedup > 0 && r.low <= r.speedup &&
+	    r.speedup <= r.high);
+	CHECK(fabs(dojo_env_reward(env, k) - log(r.speedup)) < 1e-12);
+	CHECK(dojo_env_held(env, k, &r) == 0 && r.pairs >= 3);
+	/* the used budget is measurements: pairs count none */
+	CHECK(dojo_env_used(env) == 1);
+	dojo_env_free(env);
+
+	env = cost_env(product, tile_cost, 0);
+	CHECK(env != NULL);
+	if (!env)
+		return;
+	CHECK(dojo_env_follow(env, 0, "split 0 4", &k) == DOJO_DONE);
+	CHECK(dojo_env_evaluate(env, k, &look) == 0);
+	CHECK(dojo_env_compare(env, k, 0, 3, &r) == 1);
+	CHECK(dojo_env_reward(env, k) == look && dojo_env_held(env, k,
+	    NULL) == -1);
+	dojo_env_free(env);
+}
+
 /* The shipped model (models/default.model, trained on the examples) on
  * a matrix product it never saw: its first register tile is valued above
  * "parallelize 0.0", a parallel region of 32 iterations entered 16 times
@@ -888,6 +941,7 @@ static const struct unit_test tests[] = {
 	{ "agents: deterministic per seed, budget kept, a faster state found",
 	  test_agents },
 	{ "greedy: a neutral move that enables a gain", test_greedy_enabling },
+	{ "environment: a gain checked in alternate pairs", test_compare },
 	{ "register tiles: moves, nest, none when tiled", test_tiles },
 	{ "register tiles: shapes from the vector registers",
 	  test_tile_shapes },

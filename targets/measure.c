@@ -1231,6 +1231,26 @@ probe_init(struct db *db, struct probe *p, dojo_program *prog,
 	return 0;
 }
 
+int
+dojo_measure_want(dojo_program *reference, dojo_data **wantp,
+    const struct dojo_measure_options *opt)
+{
+	dojo_data *want;
+
+	if (*wantp)
+		return 0;
+	want = dojo_data_new(reference, 8ULL << 30);
+	if (!want)
+		return -1;
+	dojo_data_randomize(want, 1);
+	if (dojo_interp_run_limited(reference, want, opt->run.timeout) < 0) {
+		dojo_data_free(want);
+		return -1;
+	}
+	*wantp = want;
+	return 0;
+}
+
 /* Compile "p", run it once and check its outputs against "*wantp" (the
  * interpreter's outputs of "reference", computed when NULL): 1 when it
  * is ok and that run counts (clean or not), 0 when it failed (the
@@ -1243,20 +1263,8 @@ probe_check(struct db *db, struct probe *p, dojo_program *reference,
 	struct dojo_run_result res;
 	int rc;
 
-	if (!*wantp) {
-		/* the interpreter's outputs, once per caller's "*wantp" */
-		dojo_data *want = dojo_data_new(reference, 8ULL << 30);
-
-		if (!want)
-			return -1;
-		dojo_data_randomize(want, 1);
-		if (dojo_interp_run_limited(reference, want,
-		    opt->run.timeout) < 0) {
-			dojo_data_free(want);
-			return -1;
-		}
-		*wantp = want;
-	}
+	if (dojo_measure_want(reference, wantp, opt) < 0)
+		return -1;
 	p->data = dojo_data_new(p->prog, 8ULL << 30);
 	if (!p->data)
 		return -1;
@@ -1401,9 +1409,14 @@ db_ratio(struct db *db, const struct dojo_measurement *m,
 	return found;
 }
 
+/* Keep the ratio "r" of "m" against "ref": in place of the one known,
+ * or with "stable" only where none is known or the known one is
+ * disturbed (a search's ratios, so that it replays however many pairs
+ * later confirmations add). */
 static void
 db_store_ratio(struct db *db, const struct dojo_measurement *m,
-    const struct dojo_measurement *ref, const struct dojo_measure_ratio *r)
+    const struct dojo_measurement *ref, const struct dojo_measure_ratio *r,
+    bool stable)
 {
 	sqlite3_stmt *st;
 	char when[32];
@@ -1412,7 +1425,13 @@ db_store_ratio(struct db *db, const struct dojo_measurement *m,
 	if (!db->h || r->speedup <= 0)
 		return;
 	strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
-	if (sqlite3_prepare_v2(db->h, "INSERT OR REPLACE INTO speedups VALUES "
+	if (sqlite3_prepare_v2(db->h, stable ? "INSERT INTO speedups VALUES "
+	    "(?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO UPDATE SET "
+	    "speedup = excluded.speedup, low = excluded.low, "
+	    "high = excluded.high, pairs = excluded.pairs, "
+	    "disturbed = excluded.disturbed, "
+	    "measured_at = excluded.measured_at WHERE speedups.disturbed" :
+	    "INSERT OR REPLACE INTO speedups VALUES "
 	    "(?, ?, ?, ?, ?, ?, ?, ?, ?)", -1, &st, NULL) != SQLITE_OK) {
 		db_write_failed(db);
 		return;
@@ -1541,7 +1560,7 @@ dojo_measure_speedup(dojo_program *prog, dojo_program *reference,
 	if (mref->outcome == DOJO_OUTCOME_OK &&
 	    mprog->outcome == DOJO_OUTCOME_OK) {
 		pairs_ratio(pairs, n, ratio);
-		db_store_ratio(&db, mprog, mref, ratio);
+		db_store_ratio(&db, mprog, mref, ratio, opt->stable);
 	}
 	rc = 0;
 out:

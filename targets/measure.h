@@ -21,7 +21,9 @@ struct dojo_measure_options {
 				   runs recorded only, not of all: the same
 				   answer for a state however many runs
 				   later measurements add (a search's first
-				   looks, so that it replays) */
+				   looks, so that it replays); and a speedup
+				   of alternate pairs kept only where none
+				   clean is known */
 	int retries;		/* runs at most in place of disturbed ones,
 				   per measurement (default 2) */
 	double wait;		/* seconds a run waits for idle cores
@@ -198,6 +200,13 @@ int dojo_measure_against(__dojo_keep dojo_program *prog,
     __dojo_keep dojo_program *reference, __dojo_keep dojo_data **want,
     __dojo_keep const struct dojo_measure_options *opt,
     __dojo_keep struct dojo_measurement *out);
+
+/* "*want" (when NULL) set to the interpreter's outputs of "reference"
+ * on the inputs every measurement uses, for dojo_measure_against and
+ * dojo_measure_speedup.  0, or -1 with the last error. */
+int dojo_measure_want(__dojo_keep dojo_program *reference,
+    __dojo_keep dojo_data **want,
+    __dojo_keep const struct dojo_measure_options *opt);
 
 /* The speedup of "prog" against "reference" (whose outputs are the
  * reference): "opt->runs" clean pairs of alternate runs, disturbed pairs

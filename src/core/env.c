@@ -242,7 +242,9 @@ dojo_env_compare(dojo_env *env, int state, int ref, int pairs,
 		return 1;
 	if (opt.runs < pairs)
 		opt.runs = pairs;
-	if (dojo_measure_speedup(nd->prog, env->states[ref].prog, &env->want,
+	/* the outputs both are checked against: the start's */
+	if (dojo_measure_want(env->states[0].prog, &env->want, &opt) < 0 ||
+	    dojo_measure_speedup(nd->prog, env->states[ref].prog, &env->want,
 	    &opt, &mp, &mr, out) < 0)
 		return -1;
 	if (out->speedup <= 0)

@@ -149,7 +149,9 @@ awk '{ match($0, /"speedup_low": [0-9.]+/); lo = substr($0, RSTART + 15, RLENGTH
 ok $? "a large gain (swap 0 on a strided copy) has its interval above 1"
 grep -q '"pairs": [3-9]' "$tmp/fast" ||
     grep -q '"speedup_disturbed": true' "$tmp/fast"
-ok $? "from at least three clean alternate pairs (or flagged)"
+rc=$?
+ok $rc "from at least three clean alternate pairs (or flagged)"
+[ $rc = 0 ] || sed 's/^/# /' "$tmp/fast"
 
 # a database of schema 1 is migrated on open, losing nothing
 old=$tmp/old.db

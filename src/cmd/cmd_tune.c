@@ -539,10 +539,8 @@ print_suggestions(dojo_player *player, dojo_env *env, int k)
 static int
 trace_settled(FILE *f, dojo_env *env, int best)
 {
-	int i;
-
 	struct dojo_measure_ratio r;
-	int ref;
+	int i, ref;
 
 	/* the gains a climb checked in pairs against its state first */
 	for (i = 1; i < dojo_env_n_states(env); i++) {

@@ -178,7 +178,8 @@ const char *dojo_env_why(__dojo_keep dojo_env *env, int state,
     double *predicted);
 
 /* Successive halving at the end of a search: the "k" measured states of
- * the best first looks (reward above 0) are confirmed against the start
+ * the best rewards (first looks, or a climb's paired value:
+ * dojo_env_compare; above 0) are confirmed against the start
  * in 3 alternate pairs, the better half by that speedup again in 6,
  * and so on down to one; the best state becomes the one of the highest
  * confirmed speedup whose interval is above 1 (the start when none is).

@@ -203,6 +203,9 @@ db_version(struct db *db, int *version, bool *old_table)
 	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : -1;
 }
 
+#define DOJO_STR_(x) #x
+#define DOJO_STR(x) DOJO_STR_(x)
+
 static const char schema[] =
 	"CREATE TABLE IF NOT EXISTS measurements ("
 	" state TEXT NOT NULL, fingerprint TEXT NOT NULL,"
@@ -231,7 +234,7 @@ static const char schema[] =
 	" state TEXT NOT NULL, reference TEXT NOT NULL,"
 	" fingerprint TEXT NOT NULL, speedup REAL NOT NULL, low REAL,"
 	" high REAL, pairs INTEGER, disturbed INTEGER NOT NULL,"
-	" measured_at TEXT NOT NULL,"
+	" measured_at TEXT NOT NULL, protocol INTEGER NOT NULL DEFAULT 1,"
 	" PRIMARY KEY (state, reference, fingerprint));";
 
 static const char migrate_1[] =
@@ -250,6 +253,14 @@ static const char migrate_1[] =
 
 static const char migrate_2[] =
 	"ALTER TABLE runs ADD COLUMN host REAL;"
+	"ALTER TABLE speedups ADD COLUMN protocol INTEGER NOT NULL DEFAULT 1;"
+	"@SCHEMA@";
+
+/* schema 3: the speedups' protocol; those kept are of protocol 1 (each
+ * kernel of a pair on its own copy of the arguments), never taken again
+ * (db_ratio), and replaced by the next pairs */
+static const char migrate_3[] =
+	"ALTER TABLE speedups ADD COLUMN protocol INTEGER NOT NULL DEFAULT 1;"
 	"@SCHEMA@";
 
 /* Whether the tables of a database of this schema have the columns this
@@ -270,7 +281,8 @@ db_columns(struct db *db, char *why, size_t len)
 		"SELECT fingerprint, probe, best_ns, measured_at FROM hosts "
 		"LIMIT 0",
 		"SELECT state, reference, fingerprint, speedup, low, high, "
-		"pairs, disturbed, measured_at FROM speedups LIMIT 0",
+		"pairs, disturbed, measured_at, protocol FROM speedups "
+		"LIMIT 0",
 	};
 	sqlite3_stmt *st;
 	size_t i;
@@ -317,7 +329,8 @@ db_schema(struct db *db, char *why, size_t len)
 		return 0;
 	}
 	dojo_strbuf_init(&sb);
-	migrate = version == 2 ? migrate_2 : old_table ? migrate_1 : NULL;
+	migrate = version == 3 ? migrate_3 : version == 2 ? migrate_2 :
+	    old_table ? migrate_1 : NULL;
 	if (migrate) {
 		at = strstr(migrate, "@SCHEMA@");
 		dojo_strbuf_printf(&sb, "%.*s%s%s", (int)(at - migrate),
@@ -1387,7 +1400,8 @@ db_ratio(struct db *db, const struct dojo_measurement *m,
 
 	if (!db->h || sqlite3_prepare_v2(db->h, "SELECT speedup, low, high, "
 	    "pairs, disturbed FROM speedups WHERE state = ? AND reference = ? "
-	    "AND fingerprint = ? AND pairs >= ?", -1, &st,
+	    "AND fingerprint = ? AND pairs >= ? AND protocol = "
+	    DOJO_STR(DOJO_PAIR_PROTOCOL), -1, &st,
 	    NULL) != SQLITE_OK)
 		return 0;
 	sqlite3_bind_text(st, 1, m->state, -1, SQLITE_STATIC);
@@ -1426,13 +1440,17 @@ db_store_ratio(struct db *db, const struct dojo_measurement *m,
 		return;
 	strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
 	if (sqlite3_prepare_v2(db->h, stable ? "INSERT INTO speedups VALUES "
-	    "(?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO UPDATE SET "
+	    "(?, ?, ?, ?, ?, ?, ?, ?, ?, " DOJO_STR(DOJO_PAIR_PROTOCOL) ") "
+	    "ON CONFLICT DO UPDATE SET "
 	    "speedup = excluded.speedup, low = excluded.low, "
 	    "high = excluded.high, pairs = excluded.pairs, "
 	    "disturbed = excluded.disturbed, "
-	    "measured_at = excluded.measured_at WHERE speedups.disturbed" :
+	    "measured_at = excluded.measured_at, "
+	    "protocol = excluded.protocol WHERE speedups.disturbed OR "
+	    "speedups.protocol <> excluded.protocol" :
 	    "INSERT OR REPLACE INTO speedups VALUES "
-	    "(?, ?, ?, ?, ?, ?, ?, ?, ?)", -1, &st, NULL) != SQLITE_OK) {
+	    "(?, ?, ?, ?, ?, ?, ?, ?, ?, " DOJO_STR(DOJO_PAIR_PROTOCOL) ")",
+	    -1, &st, NULL) != SQLITE_OK) {
 		db_write_failed(db);
 		return;
 	}
@@ -1450,9 +1468,12 @@ db_store_ratio(struct db *db, const struct dojo_measurement *m,
 
 
 /* The speedup of "n" pairs "p" into "ratio": of the clean ones when there
- * are at least two, else of all, flagged disturbed. */
+ * are at least two, else of all; flagged disturbed unless "need" (at
+ * least two) are clean: the retries ran out before enough clean pairs
+ * came, and the next time it matters it is measured again. */
 static void
-pairs_ratio(const struct pair *p, int n, struct dojo_measure_ratio *ratio)
+pairs_ratio(const struct pair *p, int n, int need,
+    struct dojo_measure_ratio *ratio)
 {
 	double *x = malloc(sizeof *x * (n + 1)), mean;
 	int i, k = 0, clean = 0;
@@ -1464,15 +1485,15 @@ pairs_ratio(const struct pair *p, int n, struct dojo_measure_ratio *ratio)
 	memset(ratio, 0, sizeof *ratio);
 	for (i = 0; i < n; i++)
 		clean += p[i].clean;
-	ratio->disturbed = clean < 2;
+	ratio->disturbed = clean < (need > 2 ? need : 2);
 	for (i = 0; i < n; i++)
-		if (ratio->disturbed || p[i].clean)
+		if (clean < 2 || p[i].clean)
 			x[k++] = p[i].ratio;
 	ratio->pairs = k;
 	log_interval(x, k, 0, &mean, &ratio->low, &ratio->high);
 	ratio->speedup = mean;
 	for (i = 0; k == 1 && i < n; i++)
-		if (ratio->disturbed || p[i].clean) {
+		if (clean < 2 || p[i].clean) {
 			/* one pair: the intervals of its two runs */
 			ratio->low = p[i].low;
 			ratio->high = p[i].high;
@@ -1546,7 +1567,7 @@ dojo_measure_speedup(dojo_program *prog, dojo_program *reference,
 			break;
 		/* enough clean pairs, and their interval tight enough */
 		if (clean >= opt->runs) {
-			pairs_ratio(pairs, n, ratio);
+			pairs_ratio(pairs, n, opt->runs, ratio);
 			if (ratio->precise)
 				break;
 		}
@@ -1559,7 +1580,7 @@ dojo_measure_speedup(dojo_program *prog, dojo_program *reference,
 		    "measured: the reference failed");
 	if (mref->outcome == DOJO_OUTCOME_OK &&
 	    mprog->outcome == DOJO_OUTCOME_OK) {
-		pairs_ratio(pairs, n, ratio);
+		pairs_ratio(pairs, n, opt->runs, ratio);
 		db_store_ratio(&db, mprog, mref, ratio, opt->stable);
 	}
 	rc = 0;

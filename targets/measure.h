@@ -9,7 +9,13 @@
 #include "targets/runner.h"
 
 /* The schema of the measurement database this code writes. */
-#define DOJO_MEASURE_SCHEMA 3
+#define DOJO_MEASURE_SCHEMA 4
+
+/* How the speedups' alternate pairs are timed: 1, each kernel on its own
+ * copy of the arguments; 2, one copy of each argument the two share
+ * (targets/runner.c, same_argument).  A speedup of another protocol in
+ * the database is not taken again. */
+#define DOJO_PAIR_PROTOCOL 2
 
 struct dojo_measure_options {
 	const char *db;		/* NULL: $PERFDOJO_DB or

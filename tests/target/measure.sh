@@ -167,7 +167,7 @@ sqlite3 "$old" "INSERT INTO measurements VALUES ('$state', '$fp', 'ok', '',
     0, 0, 0, 0, '2026-01-01T00:00:00Z')"
 "$PERFDOJO" measure --json --db "$old" "$k" > "$tmp/m1"
 ok $? "measure on a database of schema 1"
-same "3" "$(sqlite3 "$old" "PRAGMA user_version")" "it is now of schema 3"
+same "4" "$(sqlite3 "$old" "PRAGMA user_version")" "it is now of schema 4"
 same "2" "$(sqlite3 "$old" "SELECT count(*) FROM measurements")" \
     "its measurements are all there"
 same "12345 migrated" "$(sqlite3 "$old" "SELECT median_ns, source FROM runs
@@ -192,7 +192,7 @@ ok $? "... and leaves the file as it was"
 sqlite3 "$tmp/new.db" "PRAGMA user_version = 99; CREATE TABLE t (x)"
 "$PERFDOJO" measure --db "$tmp/new.db" "$k" > /dev/null 2> "$tmp/n.err"
 ok $? "a database of a newer schema: measured without it"
-grep -q "schema 99 is newer than this perfdojo's (3); measuring without the database" \
+grep -q "schema 99 is newer than this perfdojo's (4); measuring without the database" \
     "$tmp/n.err"
 ok $? "... saying why"
 same "99" "$(sqlite3 "$tmp/new.db" "PRAGMA user_version")" "... and not touched"
@@ -221,24 +221,45 @@ sqlite3 "$s2" "PRAGMA user_version = 2;
     ('other', 'x', 777, 1, 'a thread of the kernel waited', 'run')"
 "$PERFDOJO" measure --json --db "$s2" "$k" > "$tmp/s2"
 ok $? "measure on a database of schema 2"
-same "3 1" "$(sqlite3 "$s2" "SELECT (SELECT user_version FROM pragma_user_version),
+same "4 1" "$(sqlite3 "$s2" "SELECT (SELECT user_version FROM pragma_user_version),
     (SELECT count(*) FROM hosts)" | tr '|' ' ')" \
-    "it is now of schema 3, with the probe's best"
+    "it is now of schema 4, with the probe's best"
 same "23456 777" "$(sqlite3 "$s2" "SELECT median_ns FROM runs WHERE host IS NULL
     ORDER BY id" | sed 's/\.0$//' | tr '\n' ' ' | sed 's/ $//')" \
     "its runs are all there, without a host ratio"
 same 1 "$(sqlite3 "$s2" "SELECT count(*) >= 2 FROM runs WHERE host > 0")" \
     "the new runs have one"
-# schema 3 by its number, without a column (a development build's file)
-sqlite3 "$tmp/dev.db" "PRAGMA user_version = 3; CREATE TABLE measurements (state,
+# a database of schema 3: its speedups (each kernel of a pair on its own
+# copy of the arguments) kept, marked protocol 1, and not taken again
+s3=$tmp/s3.db
+pstate=$("$PERFDOJO" check "$tmp/p.dojo" | awk '{ print $NF }')
+sqlite3 "$s3" "PRAGMA user_version = 3;
+    CREATE TABLE speedups (state TEXT NOT NULL, reference TEXT NOT NULL,
+    fingerprint TEXT NOT NULL, speedup REAL NOT NULL, low REAL, high REAL,
+    pairs INTEGER, disturbed INTEGER NOT NULL, measured_at TEXT NOT NULL,
+    PRIMARY KEY (state, reference, fingerprint));
+    INSERT INTO speedups VALUES ('$pstate', '$state', '$fp', 0.123, 0.12,
+    0.126, 9, 0, '2026-01-01T00:00:00Z'), ('x', 'y', 'z', 2, 1.9, 2.1, 3, 0,
+    '2026-01-01T00:00:00Z')"
+"$PERFDOJO" measure --json --db "$s3" --baseline "$k" "$tmp/p.dojo" > "$tmp/s3"
+ok $? "measure --baseline on a database of schema 3"
+same "4 1" "$(sqlite3 "$s3" "SELECT (SELECT user_version FROM pragma_user_version),
+    (SELECT protocol FROM speedups WHERE state = 'x')" | tr '|' ' ')" \
+    "it is now of schema 4, its speedups kept as protocol 1"
+grep -q '"cached": false' "$tmp/s3" && ! grep -q '"speedup": 0.123' "$tmp/s3"
+ok $? "a speedup of protocol 1 is measured again"
+same "2" "$(sqlite3 "$s3" "SELECT protocol FROM speedups WHERE state = '$pstate'")" \
+    "... and replaced by one of protocol 2"
+# schema 4 by its number, without a column (a development build's file)
+sqlite3 "$tmp/dev.db" "PRAGMA user_version = 4; CREATE TABLE measurements (state,
     fingerprint, outcome, message, median_ns, ci_low_ns, ci_high_ns, reps,
     measured_at, runs, spread, disturbed); CREATE TABLE runs (id, state,
     fingerprint, median_ns); CREATE TABLE peaks (fingerprint, gflops,
     measured_at); CREATE TABLE speedups (state, reference, fingerprint,
     speedup, low, high, pairs, disturbed, measured_at)"
 "$PERFDOJO" measure --json --db "$tmp/dev.db" "$k" > "$tmp/d" 2> "$tmp/d.err"
-ok $? "a schema-3 database without a column: measured without it"
-grep -q "not the tables of schema 3 (no such column: .*); measuring without the database" \
+ok $? "a schema-4 database without a column: measured without it"
+grep -q "not the tables of schema 4 (no such column: .*); measuring without the database" \
     "$tmp/d.err" && grep -q '"stored": false' "$tmp/d"
 ok $? "... saying why, in one line"
 cp "$PERFDOJO_DB" "$tmp/ro.db"

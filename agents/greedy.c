@@ -31,6 +31,7 @@
 #include "config.h"
 #include "agents/agent.h"
 #include "agents/maxq.h"
+#include "ir/flag.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -44,7 +45,7 @@
 #define KINDS 64		/* moves in the table, at most, and tiles */
 #define TILE (KINDS - 1)	/* the kind of the tiles */
 #define MAX_TILES 16		/* tiles of a state, at most */
-#define MODEL 4		/* auto: the group of a child the model's
+#define MODEL 5		/* auto: the group of a child the model's
 				   order brought */
 #define MODEL_RATE 0.25	/* auto: the weight of a kind's rate of gains
 				   against the model's value */
@@ -53,6 +54,9 @@
 #define MODEL_BATCH 16	/* auto with a model: a batch, at most (a
 				   twentieth of the budget, at least 6) */
 #define SEARCH_SHARE 0.8	/* auto: the share of --seconds searched */
+#define OUTER_TRIES 4		/* parallelize of outer scopes measured
+				   that never gained before they fall back
+				   among the others */
 #define TILE_TRIES 8		/* tiles measured that never gained before
 				   they come after the other children */
 #define HOLD_PAIRS 3		/* the alternate pairs of that check */
@@ -283,6 +287,7 @@ struct climb {
 	int *state;			/* by index: the child */
 	char **text;			/* its action (a tile's moves) */
 	int *kind;			/* its move, TILE for a tile */
+	unsigned char *outer;		/* parallelize of an outer scope */
 	int *order;			/* indices, in measuring order */
 	double *known;			/* by index: the sort key of
 					   order_children */
@@ -305,10 +310,53 @@ climb_release(struct climb *c)
 	free(c->text);
 	free(c->state);
 	free(c->kind);
+	free(c->outer);
 	free(c->order);
 	free(c->known);
 	free(c->group);
 	free(c->pred);
+}
+
+/* Whether a scope "node" or one below it runs on threads. */
+static bool
+has_parallel(dojo_node *node)
+{
+	int i;
+
+	if (dojo_node_kind(node) != DOJO_SCOPE)
+		return false;
+	if (dojo_node_flag(node) == DOJO_FLAG_PARALLEL)
+		return true;
+	for (i = 0; i < dojo_node_n_children(node); i++)
+		if (has_parallel(dojo_node_child(node, i)))
+			return true;
+	return false;
+}
+
+/* Whether "a", legal at "state", puts on threads a top-level scope of at
+ * least as many iterations as the run has threads, none of whose scopes
+ * does yet: on a run of several threads the move that pays on nearly
+ * every kernel (its work divided among the cores), which a climb then
+ * measures right after the tiles, whatever the model or the rates of
+ * the moves say (a model trained on other kernels ranked it low on a
+ * transpose, and 40 measurements never timed it). */
+static bool
+outer_parallel(dojo_env *env, int state, const struct dojo_action *a)
+{
+	dojo_program *prog;
+	dojo_node *node;
+	int threads = dojo_env_threads(env);
+
+	if (threads < 2 || a->npath != 1 ||
+	    strcmp(dojo_move_name(dojo_action_move_index(a)),
+	    "parallelize") != 0)
+		return false;
+	prog = dojo_env_program(env, state);
+	if (!prog || a->path[0] >= dojo_program_n_children(prog))
+		return false;
+	node = dojo_program_child(prog, a->path[0]);
+	return dojo_node_kind(node) == DOJO_SCOPE &&
+	    dojo_node_size(node) >= threads && !has_parallel(node);
 }
 
 /* The children of the current state, and its tiles.  0 or -1. */
@@ -332,9 +380,11 @@ climb_init(struct greedy *g, dojo_env *env, struct climb *c)
 	c->state = malloc(size * sizeof *c->state);
 	c->text = calloc(size, sizeof *c->text);
 	c->kind = malloc(size * sizeof *c->kind);
+	c->outer = calloc(size, 1);
 	c->order = malloc(size * sizeof *c->order);
 	c->known = malloc(size * sizeof *c->known);
-	if (!c->state || !c->text || !c->kind || !c->order || !c->known)
+	if (!c->state || !c->text || !c->kind || !c->outer || !c->order ||
+	    !c->known)
 		return dojo_error_set("out of memory");
 	for (i = 0; i < n + nt; i++) {
 		if (i < n) {
@@ -343,6 +393,7 @@ climb_init(struct greedy *g, dojo_env *env, struct climb *c)
 			c->kind[i] = dojo_action_move_index(&actions[i]);
 			if (c->kind[i] >= TILE)
 				c->kind[i] = TILE - 1;
+			c->outer[i] = outer_parallel(env, g->cur, &actions[i]);
 			c->text[i] = strdup(text);
 		} else {
 			c->state[i] = tiles[i - n].state;
@@ -377,7 +428,7 @@ measure_children(struct greedy *g, dojo_env *env, struct climb *c,
 	free(states);
 	for (i = from; rc == 0 && i < to; i++) {
 		static const char *const why[] = {
-			"gained", "tile", "enabled", "other", "model"
+			"gained", "tile", "outer", "enabled", "other", "model"
 		};
 		int used = dojo_env_used(env), x = c->order[i];
 
@@ -525,9 +576,23 @@ merge_orders(struct climb *c, const int *model, const int *mine,
 	}
 }
 
+/* The move "parallelize" in the table (its kind), -1 if none. */
+static int
+parallel_kind(void)
+{
+	int i;
+
+	for (i = 0; i < dojo_move_count(); i++)
+		if (strcmp(dojo_move_name(i), "parallelize") == 0)
+			return i < TILE ? i : TILE - 1;
+	return -1;
+}
+
 /* The children by actions that gained before first, best gain first;
  * then the tiles, unless tiles were measured TILE_TRIES times and never
- * gained; then those by actions that the last move enabled (not legal at
+ * gained; then parallelize of the outer scopes (outer_parallel), unless
+ * measured OUTER_TRIES times and never gained; then those by actions
+ * that the last move enabled (not legal at
  * the parent "prev"); then the others.  Each group after the first is in
  * a seeded random order, sorted by how often its move gained
  * (kind_rate).  With a model (auto), that order and the model's take
@@ -544,6 +609,9 @@ order_children(struct greedy *g, dojo_env *env, struct climb *c,
 	double *mkey = NULL;
 	unsigned char *taken = NULL;
 	bool tiles = g->gained[TILE] > 0 || g->tried[TILE] < TILE_TRIES;
+	int par = parallel_kind();
+	bool outer = par >= 0 && (g->gained[par] > 0 ||
+	    g->tried[par] < OUTER_TRIES);
 
 	c->group = group;
 	c->pred = malloc(n * sizeof *c->pred);
@@ -573,10 +641,12 @@ order_children(struct greedy *g, dojo_env *env, struct climb *c,
 		} else {
 			if (c->kind[i] == TILE && tiles)
 				group[i] = 1;
-			else if (prev->n > 0 && !texts_have(prev, c->text[i]))
+			else if (c->outer[i] && outer)
 				group[i] = 2;
-			else
+			else if (prev->n > 0 && !texts_have(prev, c->text[i]))
 				group[i] = 3;
+			else
+				group[i] = 4;
 			c->known[i] = kind_rate(g, c->kind[i]);
 			c->pred[i] = g->mq ? exp(mkey[i]) : NAN;
 		}

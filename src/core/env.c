@@ -560,6 +560,12 @@ dojo_env_target(dojo_env *env)
 	return env->opt.target;
 }
 
+int
+dojo_env_threads(dojo_env *env)
+{
+	return dojo_measure_threads(&env->opt.measure);
+}
+
 double
 dojo_env_elapsed(dojo_env *env)
 {

@@ -137,6 +137,8 @@ double dojo_env_elapsed(__dojo_keep dojo_env *env);
 double dojo_env_seconds(__dojo_keep dojo_env *env);
 /* The target whose code is measured ("c", "aarch64:sve", ...). */
 const char *dojo_env_target(__dojo_keep dojo_env *env);
+/* The OpenMP threads each state runs with (dojo_measure_threads). */
+int dojo_env_threads(__dojo_keep dojo_env *env);
 /* The budget: counted measurements, whether it is spent. */
 int dojo_env_used(__dojo_keep dojo_env *env);
 int dojo_env_budget(__dojo_keep dojo_env *env);		/* 0: no limit */

@@ -928,6 +928,92 @@ test_auto(void)
 	agent_model = NULL;
 }
 
+/* A transpose where only its outer scope on threads gains, every other
+ * change 10% slower than the start. */
+static const char transpose[] =
+    "A f32 [64, 96] heap in\n"
+    "B f32 [96, 64] heap out\n"
+    "64 | 96 | B[{1}, {0}] = A[{0}, {1}] * 2\n";
+
+static double
+outer_cost(dojo_program *prog, void *payload)
+{
+	char *text = dojo_program_print(prog, false);
+	double t = strstr(text, "\n64:p | 96 | B") ? 500 :
+	    strchr(text, ':') || strstr(text, "}*") ? 1100 : 1000;
+
+	(void)payload;
+	free(text);
+	return t;
+}
+
+static int outer_at;	/* the measurement that timed parallelize 0 */
+
+static void
+outer_progress(dojo_env *env, int state, void *payload)
+{
+	(void)payload;
+	if (!outer_at && strcmp(dojo_env_action(env, state),
+	    "parallelize 0") == 0)
+		outer_at = dojo_env_used(env);
+}
+
+/* With several threads, greedy and auto measure the outer scope on
+ * threads right after the tiles (the transpose has none), whatever the
+ * model says; with one, it is one of the others. */
+static void
+test_outer(void)
+{
+	static const struct dojo_agent *const agents[] = {
+		&dojo_agent_greedy, &dojo_agent_auto, &dojo_agent_auto
+	};
+	dojo_program *p = dojo_program_parse("t.dojo", transpose,
+	    sizeof transpose - 1);
+	struct dojo_env_options eo;
+	dojo_env *env;
+	double pred;
+	int i, threads, k;
+
+	for (threads = 1; threads <= 2; threads++)
+		for (i = 0; i < 3; i++) {
+			dojo_env_options_init(&eo);
+			eo.budget = 40;
+			eo.cost = outer_cost;
+			eo.progress = outer_progress;
+			eo.measure.run.threads = threads;
+			env = dojo_env_new(p, &eo);
+			CHECK(env != NULL);
+			if (!env)
+				continue;
+			outer_at = 0;
+			agent_model = i == 2 ? dojo_agent_default_model() :
+			    NULL;
+			run_agent(agents[i], env, 1);
+			agent_model = NULL;
+			for (k = 1; k < dojo_env_n_states(env); k++)
+				if (strcmp(dojo_env_action(env, k),
+				    "parallelize 0") == 0)
+					break;
+			printf("# %d threads, %s%s: parallelize 0 measured "
+			    "%d-th, as '%s'\n", threads, agents[i]->name,
+			    i == 2 ? " with the model" : "", outer_at,
+			    k < dojo_env_n_states(env) ?
+			    dojo_env_why(env, k, &pred) : "-");
+			if (threads == 2) {
+				CHECK(outer_at >= 1 && outer_at <= 2);
+				CHECK(k < dojo_env_n_states(env) &&
+				    strcmp(dojo_env_why(env, k, &pred),
+				    "outer") == 0);
+			} else {
+				CHECK(k == dojo_env_n_states(env) ||
+				    strcmp(dojo_env_why(env, k, &pred),
+				    "outer") != 0);
+			}
+			dojo_env_free(env);
+		}
+	dojo_program_free(p);
+}
+
 static const struct unit_test tests[] = {
 	{ "Max-Q values of a hand-made MDP", test_mdp },
 	{ "Max-Q: the double-Q target", test_double_target },
@@ -957,6 +1043,7 @@ static const struct unit_test tests[] = {
 	  test_shipped_model },
 	{ "auto: settled, the same seed the same path",
 	  test_auto },
+	{ "greedy, auto: the outer scope on threads early", test_outer },
 	{ NULL, NULL }
 };
 

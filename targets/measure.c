@@ -1045,6 +1045,13 @@ struct pair {
 	bool clean;
 };
 
+/* Whether the deadline of "opt" has passed. */
+static bool
+past_deadline(const struct dojo_measure_options *opt)
+{
+	return opt->deadline > 0 && dojo_clock_seconds() >= opt->deadline;
+}
+
 /* Before a timed run: the lock, then at most opt->wait seconds for as
  * many idle cores as the run has threads; the load seen into "r", and
  * whether the wait was in vain. */
@@ -1062,7 +1069,8 @@ run_begin(struct db *db, const struct dojo_measure_options *opt,
 		r->load_before = others_running();
 		if (r->load_before <= processors() - threads)
 			return false;
-		if (dojo_clock_seconds() - t0 >= opt->wait)
+		if (dojo_clock_seconds() - t0 >= opt->wait ||
+		    past_deadline(opt))
 			return true;
 		if (!*said_wait) {
 			say(opt, "waiting up to %.0f s for %d idle cores (%d "
@@ -1370,7 +1378,7 @@ dojo_measure_against(dojo_program *prog, dojo_program *reference,
 	clean = p.runs[p.n - 1].disturbed ? 0 : 1;
 	if (!clean)
 		retries--;
-	for (i = clean; i < need && retries >= 0; ) {
+	for (i = clean; i < need && retries >= 0 && !past_deadline(opt); ) {
 		rc = probe_again(&db, &p, opt, &said_wait);
 		if (rc < 0)
 			break;
@@ -1563,7 +1571,7 @@ dojo_measure_speedup(dojo_program *prog, dojo_program *reference,
 		else
 			retries--;
 		if (retries < 0 || (clean >= DOJO_RATIO_MAX_PAIRS &&
-		    clean >= opt->runs))
+		    clean >= opt->runs) || past_deadline(opt))
 			break;
 		/* enough clean pairs, and their interval tight enough */
 		if (clean >= opt->runs) {

@@ -34,6 +34,9 @@ struct dojo_measure_options {
 				   per measurement (default 2) */
 	double wait;		/* seconds a run waits for idle cores
 				   (default 10; $PERFDOJO_WAIT) */
+	double deadline;	/* dojo_clock_seconds() past which no run
+				   or pair starts once the measurement has
+				   one (0: none; tune --seconds) */
 	/* what the measurement has to say while it runs (waiting for
 	 * another process, a database it cannot use); NULL: a line on
 	 * standard error */

@@ -260,6 +260,23 @@ session_measurement(struct dojo_session_measurement *sm, dojo_env *env,
 		dojo_session_measurement_confirm(sm, &r);
 }
 
+/* The start's time in the session: the environment's measurement of it
+ * when the session starts at the same state (not measured again: on a
+ * kernel as slow as the naive 512 matmul that took seconds past tune's
+ * time limit), else measured through the database. */
+static int
+record_start(dojo_session *s, dojo_env *env,
+    const struct dojo_measure_options *mopt, double *start_ns)
+{
+	const struct dojo_measurement *m0 = dojo_env_measurement(env, 0);
+	char id[41];
+
+	dojo_program_id(id, dojo_session_start(s));
+	if (m0 && strcmp(id, dojo_env_state_id(env, 0)) == 0)
+		return dojo_session_record_start(s, m0, start_ns);
+	return dojo_session_measure_start(s, mopt, start_ns);
+}
+
 /* Write the path "path" ("n" nodes from the start) as the branch
  * agent/AGENT-N of the session, a new one unless "branch" names one
  * already (a live run moving it to each new best); its name into
@@ -285,7 +302,7 @@ record_path(const struct tune_args *a, const char *file, dojo_program *prog,
 	 * stay out of the session) */
 	start_ns = 0;
 	if (!a->target && !a->synthetic &&
-	    dojo_session_measure_start(s, mopt, &start_ns) < 0)
+	    record_start(s, env, mopt, &start_ns) < 0)
 		goto out;
 	if (!branch[0]) {
 		for (i = 1;; i++) {

@@ -3,6 +3,7 @@
 #include "src/core/env.h"
 #include "targets/runner.h"
 #include "targets/target.h"
+#include "src/util/clock.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -306,6 +307,11 @@ dojo_env_new(dojo_program *start, const struct dojo_env_options *opt)
 	if (!env->opt.target)
 		env->opt.target = DOJO_TARGET_HOST;
 	clock_gettime(CLOCK_MONOTONIC, &env->t0);
+	/* no run or pair starts past the time limit (each measurement has
+	 * one at least) */
+	if (env->opt.seconds > 0)
+		env->opt.measure.deadline = dojo_clock_seconds() +
+		    env->opt.seconds;
 	if (add_node(env, dojo_program_copy(start), -1, "") < 0 ||
 	    measure(env, 0) < 0)
 		goto out_free;

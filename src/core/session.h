@@ -152,6 +152,10 @@ int dojo_session_measure(__dojo_keep dojo_session *s, const char *commit,
  * start's median into "start_ns" (0 when it failed). */
 int dojo_session_measure_start(__dojo_keep dojo_session *s,
     __dojo_keep const struct dojo_measure_options *opt, double *start_ns);
+/* The same with "m", the start's measurement made already (tune's, by
+ * its environment). */
+int dojo_session_record_start(__dojo_keep dojo_session *s,
+    __dojo_keep const struct dojo_measurement *m, double *start_ns);
 /* Fill "out" from a measurement of the database, with speedup
  * "start_ns / m->median_ns" when the start's time is known. */
 void dojo_session_measurement_from(

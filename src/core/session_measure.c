@@ -255,24 +255,34 @@ int
 dojo_session_measure_start(dojo_session *s,
     const struct dojo_measure_options *opt, double *start_ns)
 {
-	struct dojo_session_measurement sm;
 	struct dojo_measurement m;
+
+	*start_ns = 0;
+	if (dojo_measure(s->start, NULL, opt, &m) < 0)
+		return -1;
+	return dojo_session_record_start(s, &m, start_ns);
+}
+
+int
+dojo_session_record_start(dojo_session *s, const struct dojo_measurement *m,
+    double *start_ns)
+{
+	struct dojo_session_measurement sm;
 	char hex[41];
 	int r;
 
 	*start_ns = 0;
-	if (dojo_measure(s->start, NULL, opt, &m) < 0 ||
-	    dojo_session_refresh(s) < 0)
+	if (dojo_session_refresh(s) < 0)
 		return -1;
-	if (m.outcome == DOJO_OUTCOME_OK)
-		*start_ns = m.median_ns;
+	if (m->outcome == DOJO_OUTCOME_OK)
+		*start_ns = m->median_ns;
 	r = dojo_session_root_index(s);
 	if (r < 0)
 		return 0;
 	dojo_session_read_measurement(s, &s->commits[r].id, &sm);
-	if (sm.measured && strcmp(sm.fingerprint, m.fingerprint) == 0)
+	if (sm.measured && strcmp(sm.fingerprint, m->fingerprint) == 0)
 		return 0;
-	dojo_session_measurement_from(&sm, &m, DOJO_TARGET_HOST, *start_ns);
+	dojo_session_measurement_from(&sm, m, DOJO_TARGET_HOST, *start_ns);
 	git_oid_tostr(hex, sizeof hex, &s->commits[r].id);
 	return dojo_session_record(s, hex, &sm);
 }

@@ -214,12 +214,40 @@ finish(struct build *b, int top, const int *lab, int len, int m,
 	return rc == -1 ? 0 : rc;
 }
 
+/* Swap the scope labelled "label" up to just above the one labelled
+ * "above" of the nest (nothing when it is above it already). */
+static int
+raise_above(struct build *b, int top, int *lab, int len, int label,
+    int above)
+{
+	char addr[3 * DOJO_MAX_DEPTH];
+	int d, e, t, rc;
+
+	for (d = 0; d < len && lab[d] != label; d++)
+		;
+	for (e = 0; e < len && lab[e] != above; e++)
+		;
+	for (; d > e && d < len; d--) {
+		nest_address(addr, sizeof addr, top, d - 1);
+		if ((rc = play(b, "swap %s", addr)) < 0)
+			return rc;
+		t = lab[d];
+		lab[d] = lab[d - 1];
+		lab[d - 1] = t;
+	}
+	return 0;
+}
+
 /* The tile (u, a) x (w, b) of the operation at path[0 .. m] of "state",
  * which writes "array" and whose scopes "spatial" index it: its end
- * state, -1 when a move of its nest is refused, -2 on an error. */
+ * state, -1 when a move of its nest is refused, -2 on an error.  With
+ * "columns", the blocks of w run outside those of u (the order of a
+ * matrix library's kernel, whose panel of B then serves every block of
+ * rows: panels_of). */
 static int
 tile(dojo_env *env, int state, const int *opath, int m, uint64_t spatial,
-    const char *array, int u, int a, int w, int bf, char *text)
+    const char *array, int u, int a, int w, int bf, bool columns,
+    char *text)
 {
 	struct build b = { env, state, "", 0 };
 	int path[DOJO_MAX_DEPTH], lab[DOJO_MAX_DEPTH], len = m, d, rc;
@@ -232,6 +260,7 @@ tile(dojo_env *env, int state, const int *opath, int m, uint64_t spatial,
 	/* the inner scopes are labelled m (of u) and m + 1 (of w) */
 	if ((rc = split(&b, path[0], lab, &len, u, a, m)) < 0 ||
 	    (rc = split(&b, path[0], lab, &len, w, bf, m + 1)) < 0 ||
+	    (columns && (rc = raise_above(&b, path[0], lab, len, w, u)) < 0) ||
 	    (rc = sink(&b, path[0], lab, len, m + 1, len - 1)) < 0 ||
 	    (rc = sink(&b, path[0], lab, len, m, len - 2)) < 0 ||
 	    (rc = finish(&b, path[0], lab, len, m, spatial, array)) < 0)
@@ -293,6 +322,7 @@ struct walk {
 	struct dojo_tile *out;
 	int max, n;
 	int bytes, regs;		/* the target's vector registers */
+	bool panels;			/* the panels only (no tiles) */
 	int path[DOJO_MAX_DEPTH];
 	dojo_node *scopes[DOJO_MAX_DEPTH];
 };
@@ -313,6 +343,207 @@ tiled(struct walk *wk, int m, uint64_t spatial, int w)
 	    (~spatial & (((uint64_t)1 << w) - 1)) != 0;
 }
 
+/* The arrays read by "e" into "out" (each once), their count. */
+static int
+reads_of(const dojo_expr *e, const dojo_access **out, int n, int max)
+{
+	int i, k;
+
+	switch (dojo_expr_kind(e)) {
+	case DOJO_E_NUM:
+		return n;
+	case DOJO_E_ACCESS:
+		for (k = 0; k < n && dojo_access_array(out[k]) !=
+		    dojo_access_array(dojo_expr_access(e)); k++)
+			;
+		if (k == n && n < max)
+			out[n++] = dojo_expr_access(e);
+		return n;
+	case DOJO_E_NEG:
+		return reads_of(dojo_expr_arg(e, 0), out, n, max);
+	case DOJO_E_CALL:
+		for (i = 0; i < 2 && dojo_expr_arg(e, i); i++)
+			n = reads_of(dojo_expr_arg(e, i), out, n, max);
+		return n;
+	default:
+		n = reads_of(dojo_expr_arg(e, 0), out, n, max);
+		return reads_of(dojo_expr_arg(e, 1), out, n, max);
+	}
+}
+
+/* The depths whose iterators index "acc", a bit each; the dimension
+ * that the depth "v" indexes into "*vdim", else the one that "u" does
+ * (-1: none). */
+static uint64_t
+indexed_by(const dojo_access *acc, int v, int u, int *vdim)
+{
+	int udim = -1;
+
+	int depth[DOJO_MAX_DEPTH], n, i, t;
+	int64_t coef[DOJO_MAX_DEPTH], c;
+	uint64_t bits = 0;
+
+	*vdim = -1;
+	for (i = 0; i < dojo_access_n_indices(acc); i++) {
+		n = dojo_access_index(acc, i, &c, depth, coef);
+		for (t = 0; t < n; t++)
+			if (coef[t] != 0) {
+				bits |= (uint64_t)1 << depth[t];
+				if (depth[t] == v)
+					*vdim = i;
+				if (depth[t] == u)
+					udim = i;
+			}
+	}
+	if (*vdim < 0)
+		*vdim = udim;
+	return bits;
+}
+
+/* The panels of a register tile (the operation at the walk's path, depth
+ * "m", its two innermost scopes unrolled and a vector): for each array R
+ * it reads, the packing of a matrix library's kernel.  The scopes at the
+ * top of the nest that each hold only the next (they may be swapped) are
+ * ordered so that those indexing R come first (swaps), R is packed at
+ * the first that does not index it (its box, a panel of R, is then used
+ * by every iteration of that scope and those below it), with the
+ * dimension the vector scope indexes last (contiguous vectors; else the
+ * one the unrolled scope indexes: a step's broadcasts side by side), and
+ * the
+ * copy's innermost scope vectorized.  On the 512 matmul after the 8x8
+ * tile (i/8, j/8, k, i%8, j%8): "swap 1; pack 1.0 B 0,1; vectorize
+ * 1.0.0", a 512x8 panel of B for each column block, read row by row
+ * as in examples/matmul.actions.  Into wk->out; 0 or -1. */
+static int
+panels_of(struct walk *wk, dojo_node *op, int m)
+{
+	dojo_program *prog = dojo_env_program(wk->env, wk->state);
+	const dojo_access *reads[8];
+	char addr[3 * DOJO_MAX_DEPTH], order[64], copy[3 * DOJO_MAX_DEPTH];
+	int nr, r, len, d, p, vdim, nd, k, rc, lab[DOJO_MAX_DEPTH];
+	uint64_t bits;
+
+	if (m < 3 || dojo_op_update(op) == DOJO_SET ||
+	    dojo_node_flag(wk->scopes[m - 1]) != DOJO_FLAG_VECTOR ||
+	    dojo_node_flag(wk->scopes[m - 2]) != DOJO_FLAG_UNROLL)
+		return 0;
+	/* the top of the nest: each scope holds only the next one */
+	for (len = 1; len < m - 2 &&
+	    dojo_node_n_children(wk->scopes[len - 1]) == 1; len++)
+		;
+	nr = reads_of(dojo_op_rhs(op), reads, 0, 8);
+	for (r = 0; r < nr && wk->n < wk->max; r++) {
+		struct build b = { wk->env, wk->state, "", 0 };
+		const char *name = dojo_array_name(prog,
+		    dojo_access_array(reads[r]));
+		int swapped;
+
+		rc = 0;
+		if (dojo_access_array(reads[r]) ==
+		    dojo_access_array(dojo_op_lhs(op)))
+			continue;
+		bits = indexed_by(reads[r], m - 1, m - 2, &vdim);
+		for (d = 0; d < len; d++)
+			lab[d] = (bits >> d) & 1;
+		/* those indexing R first, by swaps of neighbours */
+		do {
+			swapped = 0;
+			for (d = 0; d + 1 < len; d++) {
+				if (lab[d] || !lab[d + 1])
+					continue;
+				nest_address(addr, sizeof addr, wk->path[0], d);
+				if ((rc = play(&b, "swap %s", addr)) == -2)
+					return -1;
+				if (rc < 0)
+					break;
+				lab[d] = 1;
+				lab[d + 1] = 0;
+				swapped = 1;
+			}
+		} while (swapped && rc == 0);
+		if (rc < 0)
+			continue;
+		for (p = 0; p < len && lab[p]; p++)
+			;
+		if (p == 0 || p == len)
+			continue;	/* all of R, or no reuse */
+		nd = dojo_access_n_indices(reads[r]);
+		for (d = 0, k = 0; d < nd; d++)
+			if (d != vdim)
+				k += snprintf(order + k, sizeof order - k,
+				    "%s%d", k ? "," : "", d);
+		if (vdim >= 0)
+			snprintf(order + k, sizeof order - k, "%s%d",
+			    k ? "," : "", vdim);
+		nest_address(addr, sizeof addr, wk->path[0], p);
+		if ((rc = play(&b, "pack %s %s %s", addr, name, order)) ==
+		    -2)
+			return -1;
+		if (rc < 0)
+			continue;
+		/* the copy nest, now in that scope's place: its
+		 * innermost scope */
+		nest_address(copy, sizeof copy, wk->path[0], p);
+		for (d = 1; d < nd; d++)
+			strncat(copy, ".0", sizeof copy - strlen(copy) - 1);
+		if ((rc = play(&b, "vectorize %s", copy)) == -2)
+			return -1;
+		wk->out[wk->n].state = b.state;
+		memcpy(wk->out[wk->n].text, b.text, sizeof b.text);
+		wk->n++;
+	}
+	return 0;
+}
+
+static int walk_nodes(struct walk *wk, dojo_node *node, int m);
+
+/* The tile (u, a) x (w, b) of the walk's operation with the blocks of w
+ * outside those of u, followed by each panel it allows (panels_of), one
+ * compound move each into wk->out.  0 or -1. */
+static int
+with_panels(struct walk *wk, int m, uint64_t spatial, const char *array,
+    int u, int a, int w, int bf)
+{
+	struct dojo_tile panels[4];
+	struct walk sub;
+	char text[DOJO_TILE_TEXT];
+	dojo_program *prog;
+	int k, i;
+
+	k = tile(wk->env, wk->state, wk->path, m, spatial, array, u, a, w,
+	    bf, true, text);
+	if (k == -2)
+		return -1;
+	if (k < 0 || k == wk->state)
+		return 0;
+	sub = *wk;
+	sub.state = k;
+	sub.out = panels;
+	sub.max = 4;
+	sub.n = 0;
+	sub.panels = true;
+	prog = dojo_env_program(wk->env, k);
+	for (i = 0; i < dojo_program_n_children(prog) && sub.n < sub.max;
+	    i++) {
+		sub.path[0] = i;
+		if (walk_nodes(&sub, dojo_program_child(prog, i), 0) < 0)
+			return -1;
+	}
+	for (i = 0; i < sub.n && wk->n < wk->max; i++) {
+		struct dojo_tile *t = &wk->out[wk->n];
+		size_t lt = strlen(text), lp = strlen(panels[i].text);
+
+		if (lt + lp + 2 >= sizeof t->text)
+			continue;
+		t->state = panels[i].state;
+		memcpy(t->text, text, lt);
+		memcpy(t->text + lt, "; ", 2);
+		memcpy(t->text + lt + 2, panels[i].text, lp + 1);
+		wk->n++;
+	}
+	return 0;
+}
+
 /* The tiles of the reduction at the walk's path (depth "m"). */
 static int
 tiles_of(struct walk *wk, dojo_node *op, int m)
@@ -323,6 +554,10 @@ tiles_of(struct walk *wk, dojo_node *op, int m)
 	const char *array;
 
 	if (m < 3 || dojo_op_update(op) == DOJO_SET)
+		return 0;
+	if (panels_of(wk, op, m) < 0)
+		return -1;
+	if (wk->panels)
 		return 0;
 	classify(op, m, &spatial, &w);
 	if (w < 0 || spatial == ((uint64_t)1 << m) - 1 ||
@@ -348,13 +583,19 @@ tiles_of(struct walk *wk, dojo_node *op, int m)
 			struct dojo_tile *t = &wk->out[wk->n];
 
 			k = tile(wk->env, wk->state, wk->path, m, spatial,
-			    array, u, ab[i][0], w, ab[i][1], t->text);
+			    array, u, ab[i][0], w, ab[i][1], false, t->text);
 			if (k == -2)
 				return -1;
 			if (k >= 0 && k != wk->state) {
 				t->state = k;
 				wk->n++;
 			}
+			/* the first shape also with its columns outside
+			 * and the panels that order allows */
+			if (i == 0 && u < w && wk->n < wk->max &&
+			    with_panels(wk, m, spatial, array, u, ab[0][0], w,
+			    ab[0][1]) < 0)
+				return -1;
 		}
 	}
 	return 0;
@@ -383,7 +624,8 @@ walk_nodes(struct walk *wk, dojo_node *node, int m)
 int
 dojo_agent_tiles(dojo_env *env, int state, struct dojo_tile *out, int max)
 {
-	struct walk wk = { env, state, out, max, 0, 0, 0, { 0 }, { NULL } };
+	struct walk wk = { env, state, out, max, 0, 0, 0, false, { 0 },
+	    { NULL } };
 	dojo_program *prog = dojo_env_program(env, state);
 	int i;
 

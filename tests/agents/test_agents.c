@@ -448,15 +448,32 @@ test_tiles(void)
 	n = dojo_agent_tiles(env, 0, tiles, 16);
 	for (i = 0; i < n; i++)
 		printf("# tile %d: %s\n", i, tiles[i].text);
-	/* 16 registers of 8 floats (main): 8 accumulators, 8x8 and 4x16,
+	/* 16 registers of 8 floats (main): 8 accumulators, 8x8 (also with
+	 * the column blocks outside and the panel of B packed) and 4x16,
 	 * then 4, 4x8 and 2x16 */
-	CHECK(n == 4);
+	CHECK(n == 5);
 	CHECK_STR(tiles[0].text, "fission 0.0 1; fission 0 1; split 1 8; "
 	    "split 1.0.0 8; swap 1.0.0.0; swap 1.0; swap 1.0.0; "
 	    "unroll 1.0.0.0; vectorize 1.0.0.0.0; cache 1.0.0 C stack");
-	CHECK(n == 4 && strstr(tiles[1].text, "split 1 4; split 1.0.0 16;"));
-	CHECK(n == 4 && strstr(tiles[2].text, "split 1 4; split 1.0.0 8;"));
-	CHECK(n == 4 && strstr(tiles[3].text, "split 1 2; split 1.0.0 16;"));
+	CHECK_STR(tiles[1].text, "fission 0.0 1; fission 0 1; split 1 8; "
+	    "split 1.0.0 8; swap 1.0; swap 1; swap 1.0.0.0; swap 1.0.0; "
+	    "unroll 1.0.0.0; vectorize 1.0.0.0.0; cache 1.0.0 C stack; "
+	    "pack 1.0 B 0,1; vectorize 1.0.0");
+	CHECK(n == 5 && strstr(tiles[2].text, "split 1 4; split 1.0.0 16;"));
+	CHECK(n == 5 && strstr(tiles[3].text, "split 1 4; split 1.0.0 8;"));
+	CHECK(n == 5 && strstr(tiles[4].text, "split 1 2; split 1.0.0 16;"));
+	if (n == 5) {
+		text = dojo_program_print(dojo_env_program(env,
+		    tiles[1].state), false);
+		printf("%s", text);
+		/* an 8x8 panel of B a column block, copied by vectors,
+		 * read by the tile */
+		CHECK(strstr(text, "B_p f32 [8, 8] heap\n") != NULL);
+		CHECK(strstr(text, "4  | 8  | 8:v | B_p[{1}, {2}] = "
+		    "B[{1}, {0}*8 + {2}]\n") != NULL);
+		CHECK(strstr(text, "* B_p[{2}, {4}]\n") != NULL);
+		free(text);
+	}
 	/* the tile is a path of the environment, none of it measured */
 	np = dojo_env_path(env, tiles[0].state, path, 16);
 	CHECK(np == 11);
@@ -472,7 +489,14 @@ test_tiles(void)
 	    "{1}*8 + {3}] = C_c[{2}, {3}]\n") != NULL);
 	free(text);
 	end = tiles[0].state;
-	CHECK(dojo_agent_tiles(env, end, tiles, 16) == 0);
+	/* after the tile: no other tile; the panel of A (rows outside:
+	 * B's would need a swap that the tile's local copy forbids), the
+	 * rows of a step side by side */
+	n = dojo_agent_tiles(env, end, tiles, 16);
+	for (i = 0; i < n; i++)
+		printf("# panel %d: %s\n", i, tiles[i].text);
+	CHECK(n == 1 && strcmp(tiles[0].text, "pack 1.0 A 1,0; "
+	    "vectorize 1.0.0") == 0);
 	/* a step to the tile's end: one measurement, the current state */
 	CHECK(dojo_env_reset(env) == 0);
 	CHECK(dojo_env_jump(env, end, &r) == 0);
@@ -497,8 +521,10 @@ test_tile_shapes(void)
 		return;
 	setenv("PERFDOJO_VECTORS", "64x32", 1);
 	n = dojo_agent_tiles(env, 0, tiles, 16);
-	CHECK(n == 4 && strstr(tiles[0].text, "split 1 8; split 1.0.0 16;"));
-	CHECK(n == 4 && strstr(tiles[1].text, "split 1 4; split 1.0.0 16;"));
+	CHECK(n == 5 && strstr(tiles[0].text, "split 1 8; split 1.0.0 16;"));
+	CHECK(n == 5 && strstr(tiles[1].text, "split 1 8; split 1.0.0 16;") &&
+	    strstr(tiles[1].text, "pack 1.0 B 0,1"));
+	CHECK(n == 5 && strstr(tiles[2].text, "split 1 4; split 1.0.0 16;"));
 	setenv("PERFDOJO_VECTORS", "wide", 1);
 	CHECK(dojo_agent_tiles(env, 0, tiles, 16) == -1);
 	CHECK_STR(dojo_error_last(), "PERFDOJO_VECTORS: 'wide' is not "

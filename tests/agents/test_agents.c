@@ -864,12 +864,16 @@ test_compare(void)
 	CHECK(dojo_env_evaluate(env, k, &look) == 0);
 	CHECK(dojo_env_held(env, k, NULL) == -1);
 	CHECK(dojo_env_compare(env, k, 0, 3, &r) == 0);
-	printf("# first look %.3f, paired %.3f [%.3f, %.3f] in %d\n",
-	    exp(look), r.speedup, r.low, r.high, r.pairs);
-	CHECK(r.pairs >= 3 && r.speedup > 0 && r.low <= r.speedup &&
-	    r.speedup <= r.high);
+	printf("# first look %.3f, paired %.3f [%.3f, %.3f] in %d%s\n",
+	    exp(look), r.speedup, r.low, r.high, r.pairs,
+	    r.disturbed ? ", disturbed" : "");
+	/* 3 clean pairs, or fewer flagged (a busy machine: the disturbed
+	 * pairs ran out first) */
+	CHECK((r.pairs >= 3 || (r.disturbed && r.pairs >= 1)) &&
+	    r.speedup > 0 && r.low <= r.speedup && r.speedup <= r.high);
 	CHECK(fabs(dojo_env_reward(env, k) - log(r.speedup)) < 1e-12);
-	CHECK(dojo_env_held(env, k, &r) == 0 && r.pairs >= 3);
+	CHECK(dojo_env_held(env, k, &r) == 0 &&
+	    (r.pairs >= 3 || r.disturbed));
 	/* the used budget is measurements: pairs count none */
 	CHECK(dojo_env_used(env) == 1);
 	dojo_env_free(env);

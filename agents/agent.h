@@ -80,7 +80,7 @@ const struct dojo_agent *dojo_agent_find(const char *name);
  * isolate a reduction's nest, split two of the scopes that index the
  * written array and sink the inner ones below the reduction.  A tile is
  * the state it reaches (none of its moves measured) and its moves. */
-#define DOJO_TILE_TEXT 512
+#define DOJO_TILE_TEXT 2048
 struct dojo_tile {
 	int state;
 	char text[DOJO_TILE_TEXT];	/* "split 1 4; swap 1.0; ..." */

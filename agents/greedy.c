@@ -45,8 +45,10 @@
 #define KINDS 64		/* moves in the table, at most, and tiles */
 #define TILE (KINDS - 1)	/* the kind of the tiles */
 #define MAX_TILES 16		/* tiles of a state, at most */
-#define MODEL 5		/* auto: the group of a child the model's
+#define MODEL 6		/* auto: the group of a child the model's
 				   order brought */
+#define HINT_OUTER 1		/* parallelize of an outer scope */
+#define HINT_INNER 2		/* vectorize of an innermost scope */
 #define MODEL_RATE 0.25	/* auto: the weight of a kind's rate of gains
 				   against the model's value */
 #define SETTLE 4		/* auto: the states of the best first looks
@@ -57,10 +59,12 @@
 #define OUTER_TRIES 4		/* parallelize of outer scopes measured
 				   that never gained before they fall back
 				   among the others */
+#define INNER_TRIES 4		/* likewise vectorize of innermost scopes */
 #define TILE_TRIES 8		/* tiles measured that never gained before
 				   they come after the other children */
 #define HOLD_PAIRS 3		/* the alternate pairs of that check */
 #define HOLD_TRIES 3		/* children checked a step, at most */
+#define HOLD_RIVALS 2		/* children held a step, at most */
 
 /* The last gain (reward of the child less that of its parent) measured
  * for an action, by its text. */
@@ -287,7 +291,7 @@ struct climb {
 	int *state;			/* by index: the child */
 	char **text;			/* its action (a tile's moves) */
 	int *kind;			/* its move, TILE for a tile */
-	unsigned char *outer;		/* parallelize of an outer scope */
+	unsigned char *hint;		/* HINT_OUTER, HINT_INNER or 0 */
 	int *order;			/* indices, in measuring order */
 	double *known;			/* by index: the sort key of
 					   order_children */
@@ -310,7 +314,7 @@ climb_release(struct climb *c)
 	free(c->text);
 	free(c->state);
 	free(c->kind);
-	free(c->outer);
+	free(c->hint);
 	free(c->order);
 	free(c->known);
 	free(c->group);
@@ -359,6 +363,73 @@ outer_parallel(dojo_env *env, int state, const struct dojo_action *a)
 	    dojo_node_size(node) >= threads && !has_parallel(node);
 }
 
+/* Whether the access "acc" (under "depth" scopes) reads or writes
+ * contiguous elements along the scope at depth "v": its iterator in no
+ * index but the last, there with coefficient 1. */
+static bool
+contiguous(const dojo_access *acc, int v)
+{
+	int depth[DOJO_MAX_DEPTH], n, i, t, nidx = dojo_access_n_indices(acc);
+	int64_t coef[DOJO_MAX_DEPTH], c;
+
+	for (i = 0; i < nidx; i++) {
+		n = dojo_access_index(acc, i, &c, depth, coef);
+		for (t = 0; t < n; t++)
+			if (depth[t] == v && coef[t] != 0 &&
+			    (i != nidx - 1 || coef[t] != 1))
+				return false;
+	}
+	return true;
+}
+
+/* Whether every access of "e" is contiguous along depth "v". */
+static bool
+expr_contiguous(const dojo_expr *e, int v)
+{
+	int i;
+
+	switch (dojo_expr_kind(e)) {
+	case DOJO_E_NUM:
+		return true;
+	case DOJO_E_ACCESS:
+		return contiguous(dojo_expr_access(e), v);
+	default:
+		for (i = 0; i < 2 && dojo_expr_arg(e, i); i++)
+			if (!expr_contiguous(dojo_expr_arg(e, i), v))
+				return false;
+		return true;
+	}
+}
+
+/* Whether "a", legal at "state", vectorizes an innermost scope (one that
+ * holds operations only) along which every access is contiguous: the
+ * move a person makes first on a softmax's rows or an elementwise loop,
+ * which pays on nearly every kernel that has one; a climb measures these
+ * right after the tiles and the outer scopes. */
+static bool
+inner_vector(dojo_env *env, int state, const struct dojo_action *a)
+{
+	dojo_program *prog;
+	dojo_node *node, *op;
+	int i;
+
+	if (strcmp(dojo_move_name(dojo_action_move_index(a)), "vectorize"))
+		return false;
+	prog = dojo_env_program(env, state);
+	node = prog ? dojo_program_lookup(prog, a->path, a->npath) : NULL;
+	if (!node || dojo_node_kind(node) != DOJO_SCOPE ||
+	    dojo_node_flag(node) != 0)
+		return false;
+	for (i = 0; i < dojo_node_n_children(node); i++) {
+		op = dojo_node_child(node, i);
+		if (dojo_node_kind(op) != DOJO_OP ||
+		    !contiguous(dojo_op_lhs(op), a->npath - 1) ||
+		    !expr_contiguous(dojo_op_rhs(op), a->npath - 1))
+			return false;
+	}
+	return true;
+}
+
 /* The children of the current state, and its tiles.  0 or -1. */
 static int
 climb_init(struct greedy *g, dojo_env *env, struct climb *c)
@@ -380,10 +451,10 @@ climb_init(struct greedy *g, dojo_env *env, struct climb *c)
 	c->state = malloc(size * sizeof *c->state);
 	c->text = calloc(size, sizeof *c->text);
 	c->kind = malloc(size * sizeof *c->kind);
-	c->outer = calloc(size, 1);
+	c->hint = calloc(size, 1);
 	c->order = malloc(size * sizeof *c->order);
 	c->known = malloc(size * sizeof *c->known);
-	if (!c->state || !c->text || !c->kind || !c->outer || !c->order ||
+	if (!c->state || !c->text || !c->kind || !c->hint || !c->order ||
 	    !c->known)
 		return dojo_error_set("out of memory");
 	for (i = 0; i < n + nt; i++) {
@@ -393,7 +464,9 @@ climb_init(struct greedy *g, dojo_env *env, struct climb *c)
 			c->kind[i] = dojo_action_move_index(&actions[i]);
 			if (c->kind[i] >= TILE)
 				c->kind[i] = TILE - 1;
-			c->outer[i] = outer_parallel(env, g->cur, &actions[i]);
+			c->hint[i] = outer_parallel(env, g->cur, &actions[i]) ?
+			    HINT_OUTER : inner_vector(env, g->cur, &actions[i]) ?
+			    HINT_INNER : 0;
 			c->text[i] = strdup(text);
 		} else {
 			c->state[i] = tiles[i - n].state;
@@ -428,7 +501,8 @@ measure_children(struct greedy *g, dojo_env *env, struct climb *c,
 	free(states);
 	for (i = from; rc == 0 && i < to; i++) {
 		static const char *const why[] = {
-			"gained", "tile", "outer", "enabled", "other", "model"
+			"gained", "tile", "outer", "inner", "enabled", "other",
+			"model"
 		};
 		int used = dojo_env_used(env), x = c->order[i];
 
@@ -455,6 +529,30 @@ measure_children(struct greedy *g, dojo_env *env, struct climb *c,
 	return rc;
 }
 
+/* The best child of the climb measured and not yet compared with the
+ * current state, whose reward is above "floor": into c->best and
+ * c->bestr (-1: none). */
+static void
+next_best(struct greedy *g, dojo_env *env, struct climb *c, double floor)
+{
+	int i, k;
+	double r;
+
+	c->best = -1;
+	c->bestr = floor;
+	for (i = 0; i < c->n; i++) {
+		k = c->state[i];
+		if (!dojo_env_measured(env, k) || dojo_env_failed(env, k) ||
+		    dojo_env_held(env, k, NULL) == g->cur)
+			continue;
+		r = dojo_env_reward(env, k);
+		if (r > c->bestr) {
+			c->bestr = r;
+			c->best = k;
+		}
+	}
+}
+
 /* Whether the climb's best child holds its gain: its first look is one
  * run against another, and on a shared machine that noise alone can be
  * tens of percent (a neighbour on the core's other hardware thread:
@@ -463,48 +561,51 @@ measure_children(struct greedy *g, dojo_env *env, struct climb *c,
  * whose interval is not above 1 is refuted: the child's reward (and its
  * move's gain) becomes the paired value, and the best of the other
  * children measured is checked next, HOLD_TRIES a step at most (then
- * none is climbed to).  Without pairs (a cost function, training, the
- * time limit), the first look decides.  0 or -1. */
+ * none is climbed to).  A gain that holds is not climbed to at once:
+ * the next best first look that beat the current state is timed in
+ * pairs too (HOLD_RIVALS held at most), and the climb goes to the held
+ * child of the best paired value, since a first look that is the
+ * second best may be the best child (a first look lifted by a quiet
+ * moment of the machine beats one taken in a busy moment).  Without
+ * pairs (a cost function, training, the time limit), the first look
+ * decides.  0 or -1. */
 static int
 hold(struct greedy *g, dojo_env *env, struct climb *c)
 {
 	struct dojo_measure_ratio ratio;
-	int tries = 0, i, k, x, rc;
-	double r;
+	int tries = 0, held = 0, chosen = -1, x, i, rc;
+	double floor = c->cr + MIN_GAIN, best = -INFINITY;
 
-	while (c->best >= 0) {
-		if (tries++ == HOLD_TRIES) {
-			c->best = -1;
-			break;
-		}
+	while (c->best >= 0 && tries++ < HOLD_TRIES) {
 		rc = dojo_env_compare(env, c->best, g->cur, HOLD_PAIRS,
 		    &ratio);
 		if (rc < 0)
 			return -1;
-		if (rc > 0 || ratio.low > 1)
-			return 0;
-		for (i = 0, x = -1; i < c->n; i++)
-			if (c->state[i] == c->best)
-				x = i;
-		if (x >= 0 && set_gain(g, c->text[x],
-		    dojo_env_reward(env, c->best) - c->cr) < 0)
-			return -1;
-		/* the best of the others measured, none refuted */
-		c->best = -1;
-		c->bestr = c->cr + MIN_GAIN;
-		for (i = 0; i < c->n; i++) {
-			k = c->state[i];
-			if (!dojo_env_measured(env, k) ||
-			    dojo_env_failed(env, k) ||
-			    dojo_env_held(env, k, NULL) == g->cur)
-				continue;
-			r = dojo_env_reward(env, k);
-			if (r > c->bestr) {
-				c->bestr = r;
-				c->best = k;
-			}
+		if (rc > 0) {
+			if (chosen < 0)
+				return 0;	/* the first look decides */
+			break;
 		}
+		if (ratio.low > 1) {
+			if (dojo_env_reward(env, c->best) > best) {
+				best = dojo_env_reward(env, c->best);
+				chosen = c->best;
+			}
+			if (++held == HOLD_RIVALS)
+				break;
+		} else {
+			for (i = 0, x = -1; i < c->n; i++)
+				if (c->state[i] == c->best)
+					x = i;
+			if (x >= 0 && set_gain(g, c->text[x],
+			    dojo_env_reward(env, c->best) - c->cr) < 0)
+				return -1;
+		}
+		/* the best of the others measured, none compared yet */
+		next_best(g, env, c, floor);
 	}
+	c->best = chosen;
+	c->bestr = chosen >= 0 ? best : floor;
 	return 0;
 }
 
@@ -576,14 +677,14 @@ merge_orders(struct climb *c, const int *model, const int *mine,
 	}
 }
 
-/* The move "parallelize" in the table (its kind), -1 if none. */
+/* The move "name" in the table (its kind), -1 if none. */
 static int
-parallel_kind(void)
+move_kind(const char *name)
 {
 	int i;
 
 	for (i = 0; i < dojo_move_count(); i++)
-		if (strcmp(dojo_move_name(i), "parallelize") == 0)
+		if (strcmp(dojo_move_name(i), name) == 0)
 			return i < TILE ? i : TILE - 1;
 	return -1;
 }
@@ -609,9 +710,12 @@ order_children(struct greedy *g, dojo_env *env, struct climb *c,
 	double *mkey = NULL;
 	unsigned char *taken = NULL;
 	bool tiles = g->gained[TILE] > 0 || g->tried[TILE] < TILE_TRIES;
-	int par = parallel_kind();
+	int par = move_kind("parallelize");
 	bool outer = par >= 0 && (g->gained[par] > 0 ||
 	    g->tried[par] < OUTER_TRIES);
+	int vec = move_kind("vectorize");
+	bool inner = vec >= 0 && (g->gained[vec] > 0 ||
+	    g->tried[vec] < INNER_TRIES);
 
 	c->group = group;
 	c->pred = malloc(n * sizeof *c->pred);
@@ -641,12 +745,14 @@ order_children(struct greedy *g, dojo_env *env, struct climb *c,
 		} else {
 			if (c->kind[i] == TILE && tiles)
 				group[i] = 1;
-			else if (c->outer[i] && outer)
+			else if (c->hint[i] == HINT_OUTER && outer)
 				group[i] = 2;
-			else if (prev->n > 0 && !texts_have(prev, c->text[i]))
+			else if (c->hint[i] == HINT_INNER && inner)
 				group[i] = 3;
-			else
+			else if (prev->n > 0 && !texts_have(prev, c->text[i]))
 				group[i] = 4;
+			else
+				group[i] = 5;
 			c->known[i] = kind_rate(g, c->kind[i]);
 			c->pred[i] = g->mq ? exp(mkey[i]) : NAN;
 		}

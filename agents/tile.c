@@ -238,6 +238,29 @@ raise_above(struct build *b, int top, int *lab, int len, int label,
 	return 0;
 }
 
+/* The flags of the nest's scopes that do not index the written array
+ * ("spatial": a vector along the reduction, a move that a climb may
+ * have made first) cleared: the tile's vector is wi.  0, -1 or -2. */
+static int
+unflag(struct build *b, const int *path, int m, uint64_t spatial)
+{
+	char addr[3 * DOJO_MAX_DEPTH];
+	dojo_node *n;
+	int d, rc;
+
+	for (d = 0; d < m; d++) {
+		n = dojo_program_lookup(dojo_env_program(b->env, b->state),
+		    path, d + 1);
+		if (!n || dojo_node_flag(n) == 0 ||
+		    (spatial & ((uint64_t)1 << d)))
+			continue;
+		dojo_address_format(addr, sizeof addr, path, d + 1);
+		if ((rc = play(b, "clear %s", addr)) < 0)
+			return rc;
+	}
+	return 0;
+}
+
 /* The tile (u, a) x (w, b) of the operation at path[0 .. m] of "state",
  * which writes "array" and whose scopes "spatial" index it: its end
  * state, -1 when a move of its nest is refused, -2 on an error.  With
@@ -253,7 +276,8 @@ tile(dojo_env *env, int state, const int *opath, int m, uint64_t spatial,
 	int path[DOJO_MAX_DEPTH], lab[DOJO_MAX_DEPTH], len = m, d, rc;
 
 	memcpy(path, opath, (m + 1) * sizeof *path);
-	if ((rc = isolate(&b, path, m)) < 0)
+	if ((rc = unflag(&b, path, m, spatial)) < 0 ||
+	    (rc = isolate(&b, path, m)) < 0)
 		return rc;
 	for (d = 0; d < m; d++)
 		lab[d] = d;
@@ -265,6 +289,275 @@ tile(dojo_env *env, int state, const int *opath, int m, uint64_t spatial,
 	    (rc = sink(&b, path[0], lab, len, m, len - 2)) < 0 ||
 	    (rc = finish(&b, path[0], lab, len, m, spatial, array)) < 0)
 		return rc;
+	memcpy(text, b.text, sizeof b.text);
+	return b.state;
+}
+
+/* The address of the node at depth "d" of "path" (its first d + 1
+ * entries). */
+static void
+addr_of(char *out, size_t len, const int *path, int d)
+{
+	dojo_address_format(out, len, path, d + 1);
+}
+
+/* The node at depth "d" of "path" at the build's state, NULL if none. */
+static dojo_node *
+node_at(struct build *b, const int *path, int d)
+{
+	return dojo_program_lookup(dojo_env_program(b->env, b->state), path,
+	    d + 1);
+}
+
+/* "swap" of the scope at depth "d" of "path" and its only child. */
+static int
+swap_at(struct build *b, const int *path, int d)
+{
+	char addr[3 * DOJO_MAX_DEPTH];
+
+	addr_of(addr, sizeof addr, path, d);
+	return play(b, "swap %s", addr);
+}
+
+/* Fissions under the scope at depth "d" of "path" until each of its
+ * children holds one scope (or node) that holds one node.  0, -1 or -2. */
+static int
+separate(struct build *b, int *path, int d)
+{
+	char addr[3 * DOJO_MAX_DEPTH];
+	dojo_node *p, *ui, *wi;
+	int x, j, rc;
+
+	for (x = 0; (p = node_at(b, path, d)) &&
+	    x < dojo_node_n_children(p); x++) {
+		path[d + 1] = x;
+		if (dojo_node_kind(dojo_node_child(p, x)) != DOJO_SCOPE)
+			continue;
+		for (j = 0; (ui = node_at(b, path, d + 1)) &&
+		    j < dojo_node_n_children(ui); j++) {
+			path[d + 2] = j;
+			wi = dojo_node_child(ui, j);
+			if (dojo_node_kind(wi) != DOJO_SCOPE ||
+			    dojo_node_n_children(wi) < 2)
+				continue;
+			addr_of(addr, sizeof addr, path, d + 2);
+			if ((rc = play(b, "fission %s 1", addr)) < 0)
+				return rc;
+		}
+		ui = node_at(b, path, d + 1);
+		if (ui && dojo_node_n_children(ui) > 1) {
+			addr_of(addr, sizeof addr, path, d + 1);
+			if ((rc = play(b, "fission %s 1", addr)) < 0)
+				return rc;
+		}
+	}
+	return 0;
+}
+
+/* The register tile of one nest "ui | wi | ..." at depth "d" of "path":
+ * the scopes below wi (a chain, the reduction's) raised above ui and wi,
+ * then ui unrolled and wi a vector.  A nest of another shape is left as
+ * it is; so is one whose swap is refused.  0 or -2. */
+static int
+registers(struct build *b, int *path, int d)
+{
+	char addr[3 * DOJO_MAX_DEPTH];
+	dojo_node *n = node_at(b, path, d);
+	int r = 0, k, rc;
+
+	if (!n || dojo_node_kind(n) != DOJO_SCOPE ||
+	    dojo_node_n_children(n) != 1)
+		return 0;
+	n = dojo_node_child(n, 0);
+	if (dojo_node_kind(n) != DOJO_SCOPE || dojo_node_n_children(n) != 1)
+		return 0;
+	for (n = dojo_node_child(n, 0); dojo_node_kind(n) == DOJO_SCOPE &&
+	    dojo_node_n_children(n) == 1 && d + r + 2 < DOJO_MAX_DEPTH;
+	    n = dojo_node_child(n, 0))
+		r++;
+	if (dojo_node_kind(n) != DOJO_OP)
+		return 0;
+	for (k = d + 1; k <= d + r + 1; k++)
+		path[k] = 0;
+	for (k = 0; k < r; k++)
+		if ((rc = swap_at(b, path, d + 1 + k)) < 0)
+			return rc == -2 ? -2 : 0;
+	for (k = 0; k < r; k++)
+		if ((rc = swap_at(b, path, d + k)) < 0)
+			return rc == -2 ? -2 : 0;
+	addr_of(addr, sizeof addr, path, d + r);
+	if ((rc = play(b, "unroll %s", addr)) < 0)
+		return rc == -2 ? -2 : 0;
+	addr_of(addr, sizeof addr, path, d + r + 1);
+	rc = play(b, "vectorize %s", addr);
+	return rc == -2 ? -2 : 0;
+}
+
+/* The temporaries (buffers neither read nor written outside) folded to
+ * "a" in a dimension where that is legal, as a block of rows allows
+ * (each row produced and used within one block: the block's rows are all
+ * that must live at once), then moved to the stack when at most 64 KiB.
+ * 0 or -2. */
+static int
+contract(struct build *b, int a)
+{
+	dojo_program *prog = dojo_env_program(b->env, b->state);
+	int nb = dojo_program_n_buffers(prog), i, d, nd, rc;
+	int64_t bytes;
+
+	for (i = 0; i < nb; i++) {
+		prog = dojo_env_program(b->env, b->state);
+		if (dojo_buffer_role(prog, i) != DOJO_TEMP ||
+		    dojo_buffer_loc(prog, i) != DOJO_HEAP)
+			continue;
+		nd = dojo_buffer_ndim(prog, i);
+		for (d = 0; d < nd && dojo_buffer_fold(prog, i, d) == 0; d++)
+			;
+		if (d < nd)
+			continue;	/* folded already */
+		for (d = 0, rc = -1; d < nd && rc == -1; d++)
+			if (a < dojo_buffer_extent(prog, i, d))
+				rc = play(b, "fold %s %d %d",
+				    dojo_buffer_name(prog, i), d, a);
+		if (rc == -2)
+			return -2;
+		if (rc < 0)
+			continue;
+		prog = dojo_env_program(b->env, b->state);
+		bytes = (int64_t)dojo_dtype_size(dojo_buffer_dtype(prog, i));
+		for (d = 0; d < nd; d++)
+			bytes *= dojo_buffer_fold(prog, i, d) ?
+			    dojo_buffer_fold(prog, i, d) :
+			    dojo_buffer_extent(prog, i, d);
+		if (bytes <= 65536 && play(b, "move %s stack",
+		    dojo_buffer_name(prog, i)) == -2)
+			return -2;
+	}
+	return 0;
+}
+
+/* The buffer of "array", folded by an earlier tile (contract()), made
+ * whole again on the heap, so that it can be cached (contract() folds
+ * it again at the end).  0, -1 or -2. */
+static int
+unfold(struct build *b, const char *array)
+{
+	dojo_program *prog = dojo_env_program(b->env, b->state);
+	int k = dojo_program_find_array(prog, array), i, d, rc;
+	const char *name;
+
+	if (k < 0)
+		return -1;
+	i = dojo_array_buffer(prog, k);
+	name = dojo_buffer_name(prog, i);
+	for (d = 0; d < dojo_buffer_ndim(prog, i) &&
+	    dojo_buffer_fold(prog, i, d) == 0; d++)
+		;
+	if (d == dojo_buffer_ndim(prog, i))
+		return 0;
+	if (dojo_buffer_loc(prog, i) != DOJO_HEAP &&
+	    (rc = play(b, "move %s heap", name)) < 0)
+		return rc;
+	for (d = 0; d < dojo_buffer_ndim(prog, i); d++) {
+		prog = dojo_env_program(b->env, b->state);
+		if (dojo_buffer_fold(prog, i, d) &&
+		    (rc = play(b, "unfold %s %d", name, d)) < 0)
+			return rc;
+	}
+	return 0;
+}
+
+/* The tile (u, a) x (w, b) of the operation at opath[0 .. m] of "state",
+ * written into "array", that keeps its neighbours (the other statements
+ * of its scopes, such as an initialization, a bias or an activation, and
+ * the other nests of a block of rows):
+ *
+ *   1. split u by a (none when a is all of u: u is a block already);
+ *   2. fission the scopes from u's inner scope ui down to w, each around
+ *      the next only (ui's other children stay in the block, beside it);
+ *   3. split w by b, raise its outer scope wo to ui's place and ui to
+ *      just above wi (with "columns", wo above u's outer scope too);
+ *   4. cache the array at ui on the stack, then each nest of the tile
+ *      (copy in, initialization, reduction, epilogue, copy out) apart,
+ *      the reduction's scopes above ui and wi, ui unrolled, wi a vector;
+ *   5. fold the temporaries to the block of rows (contract()).
+ *
+ * This is how examples/mlp.avx2.actions keeps bias and ReLU in the
+ * registers of the tile, and how examples/attention.avx2.actions keeps
+ * S and P to eight rows.  Its end state, -1 when a move of steps 1-4 is
+ * refused, -2 on an error. */
+static int
+fused(dojo_env *env, int state, const int *opath, int m, uint64_t spatial,
+    const char *array, int u, int a, int w, int bf, bool columns,
+    char *text)
+{
+	struct build b = { env, state, "", 0 };
+	int path[DOJO_MAX_DEPTH], ud = u, wd = w, d, c, x, rc;
+	char addr[3 * DOJO_MAX_DEPTH];
+	dojo_node *n;
+
+	if (u >= w || m + 3 >= DOJO_MAX_DEPTH)
+		return -1;
+	memcpy(path, opath, (m + 1) * sizeof *path);
+	if ((rc = unflag(&b, path, m, spatial)) < 0 ||
+	    (rc = unfold(&b, array)) < 0)
+		return rc;
+	if (!(n = node_at(&b, path, u)))
+		return -1;
+	if (a < dojo_node_size(n)) {
+		addr_of(addr, sizeof addr, path, u);
+		if ((rc = play(&b, "split %s %d", addr, a)) < 0)
+			return rc;
+		memmove(path + u + 2, path + u + 1, (m - u) * sizeof *path);
+		path[u + 1] = 0;
+		m++;
+		ud++;
+		wd++;
+	} else if (columns) {
+		return -1;
+	}
+	for (d = wd - 1; d >= ud; d--) {
+		c = path[d + 1];
+		if (c > 0) {
+			addr_of(addr, sizeof addr, path, d);
+			if ((rc = play(&b, "fission %s %d", addr, c)) < 0)
+				return rc;
+			path[d]++;
+			path[d + 1] = 0;
+		}
+		if (!(n = node_at(&b, path, d)))
+			return -1;
+		addr_of(addr, sizeof addr, path, d);
+		if (dojo_node_n_children(n) > 1 &&
+		    (rc = play(&b, "fission %s 1", addr)) < 0)
+			return rc;
+	}
+	addr_of(addr, sizeof addr, path, wd);
+	if ((rc = play(&b, "split %s %d", addr, bf)) < 0)
+		return rc;
+	memmove(path + wd + 2, path + wd + 1, (m - wd) * sizeof *path);
+	path[wd + 1] = 0;
+	for (d = wd - 1; d >= ud; d--)
+		if ((rc = swap_at(&b, path, d)) < 0)
+			return rc;
+	for (d = ud + 1; d < wd; d++)
+		if ((rc = swap_at(&b, path, d)) < 0)
+			return rc;
+	if (columns && (rc = swap_at(&b, path, ud - 1)) < 0)
+		return rc;
+	addr_of(addr, sizeof addr, path, wd);
+	if ((rc = play(&b, "cache %s %s stack", addr, array)) < 0)
+		return rc;
+	if ((rc = separate(&b, path, wd - 1)) == -2)
+		return -2;
+	for (x = 0; (n = node_at(&b, path, wd - 1)) &&
+	    x < dojo_node_n_children(n); x++) {
+		path[wd] = x;
+		if (registers(&b, path, wd) < 0)
+			return -2;
+	}
+	if (contract(&b, a) < 0)
+		return -2;
 	memcpy(text, b.text, sizeof b.text);
 	return b.state;
 }
@@ -282,9 +575,10 @@ tile(dojo_env *env, int state, const int *opath, int m, uint64_t spatial,
  * Zen folds a vector used by several FMAs into each, as a memory operand:
  * twice the loads).  Then fixed ones (rows by 4, 8, 2; columns by 16,
  * 8, 4, 2) for a machine of no vectors.  Each factor divides its scope
- * and is smaller. */
+ * and is smaller; with "whole", that of u may be all of it (a scope of
+ * rows that is a block already: fused()). */
 static int
-shapes(int64_t us, int64_t ws, int elem, int bytes, int regs,
+shapes(int64_t us, int64_t ws, int elem, int bytes, int regs, bool whole,
     int out[SHAPES][2])
 {
 	static const int u_fixed[] = { 4, 8, 2 }, w_fixed[] = { 16, 8, 4, 2 };
@@ -304,7 +598,8 @@ shapes(int64_t us, int64_t ws, int elem, int bytes, int regs,
 	for (i = 0; i < nc && n < SHAPES; i++) {
 		int a = cand[i][0], b = cand[i][1], k;
 
-		if (a < 2 || b < 2 || us % a || a >= us || ws % b || b >= ws)
+		if (a < 2 || b < 2 || us % a || a > us || (a == us && !whole) ||
+		    ws % b || b >= ws)
 			continue;
 		for (k = 0; k < n && (out[k][0] != a || out[k][1] != b); k++)
 			;
@@ -327,17 +622,19 @@ struct walk {
 	dojo_node *scopes[DOJO_MAX_DEPTH];
 };
 
-/* Whether the nest already looks tiled: a scope is unrolled or
- * vectorized, or w is innermost, at most 32 long (a strip already) and
- * below a reduction scope. */
+/* Whether the nest already looks tiled: a scope that indexes the
+ * written array is unrolled or vectorized (a vector along the reduction
+ * is cleared by the tile: unflag()), or w is innermost, at most 32 long
+ * (a strip already) and below a reduction scope. */
 static bool
 tiled(struct walk *wk, int m, uint64_t spatial, int w)
 {
 	int d;
 
 	for (d = 0; d < m; d++)
-		if (dojo_node_flag(wk->scopes[d]) == DOJO_FLAG_UNROLL ||
-		    dojo_node_flag(wk->scopes[d]) == DOJO_FLAG_VECTOR)
+		if ((dojo_node_flag(wk->scopes[d]) == DOJO_FLAG_UNROLL ||
+		    dojo_node_flag(wk->scopes[d]) == DOJO_FLAG_VECTOR) &&
+		    (spatial & ((uint64_t)1 << d)))
 			return true;
 	return w == m - 1 && dojo_node_size(wk->scopes[w]) <= 32 &&
 	    (~spatial & (((uint64_t)1 << w) - 1)) != 0;
@@ -465,9 +762,9 @@ panels_of(struct walk *wk, dojo_node *op, int m)
 			continue;
 		for (p = 0; p < len && lab[p]; p++)
 			;
-		if (p == 0 || p == len)
-			continue;	/* all of R, or no reuse */
 		nd = dojo_access_n_indices(reads[r]);
+		if (p == len || (p == 0 && (vdim < 0 || vdim == nd - 1)))
+			continue;	/* no reuse, or all of R as it is */
 		for (d = 0, k = 0; d < nd; d++)
 			if (d != vdim)
 				k += snprintf(order + k, sizeof order - k,
@@ -497,25 +794,36 @@ panels_of(struct walk *wk, dojo_node *op, int m)
 
 static int walk_nodes(struct walk *wk, dojo_node *node, int m);
 
-/* The tile (u, a) x (w, b) of the walk's operation with the blocks of w
- * outside those of u, followed by each panel it allows (panels_of), one
- * compound move each into wk->out.  0 or -1. */
+/* Whether "state" is among the walk's tiles already. */
+static bool
+offered(const struct walk *wk, int state)
+{
+	int i;
+
+	for (i = 0; i < wk->n; i++)
+		if (wk->out[i].state == state)
+			return true;
+	return false;
+}
+
+/* The tiled state "k" reached by the moves "text" followed by each panel
+ * it allows (panels_of), one compound move each into wk->out; with
+ * "self", the state "k" first.  0 or -1. */
 static int
-with_panels(struct walk *wk, int m, uint64_t spatial, const char *array,
-    int u, int a, int w, int bf)
+add_panels(struct walk *wk, int k, const char *text, bool self)
 {
 	struct dojo_tile panels[4];
 	struct walk sub;
-	char text[DOJO_TILE_TEXT];
 	dojo_program *prog;
-	int k, i;
+	int i;
 
-	k = tile(wk->env, wk->state, wk->path, m, spatial, array, u, a, w,
-	    bf, true, text);
-	if (k == -2)
-		return -1;
-	if (k < 0 || k == wk->state)
+	if (k == wk->state || offered(wk, k))
 		return 0;
+	if (self && wk->n < wk->max) {
+		wk->out[wk->n].state = k;
+		memcpy(wk->out[wk->n].text, text, DOJO_TILE_TEXT);
+		wk->n++;
+	}
 	sub = *wk;
 	sub.state = k;
 	sub.out = panels;
@@ -533,13 +841,51 @@ with_panels(struct walk *wk, int m, uint64_t spatial, const char *array,
 		struct dojo_tile *t = &wk->out[wk->n];
 		size_t lt = strlen(text), lp = strlen(panels[i].text);
 
-		if (lt + lp + 2 >= sizeof t->text)
+		if (lt + lp + 2 >= sizeof t->text || offered(wk,
+		    panels[i].state))
 			continue;
 		t->state = panels[i].state;
 		memcpy(t->text, text, lt);
 		memcpy(t->text + lt, "; ", 2);
 		memcpy(t->text + lt + 2, panels[i].text, lp + 1);
 		wk->n++;
+	}
+	return 0;
+}
+
+/* The tile (u, a) x (w, b) of the walk's operation with the blocks of w
+ * outside those of u, followed by each panel it allows.  0 or -1. */
+static int
+with_panels(struct walk *wk, int m, uint64_t spatial, const char *array,
+    int u, int a, int w, int bf)
+{
+	char text[DOJO_TILE_TEXT];
+	int k;
+
+	k = tile(wk->env, wk->state, wk->path, m, spatial, array, u, a, w,
+	    bf, true, text);
+	if (k == -2)
+		return -1;
+	return k < 0 ? 0 : add_panels(wk, k, text, false);
+}
+
+/* The tiles that keep their neighbours (fused()) of the walk's
+ * operation, rows outside then columns outside, each followed by the
+ * panels it allows.  0 or -1. */
+static int
+with_neighbours(struct walk *wk, int m, uint64_t spatial, const char *array,
+    int u, int a, int w, int bf)
+{
+	char text[DOJO_TILE_TEXT];
+	int k, columns;
+
+	for (columns = 0; columns < 2 && wk->n < wk->max; columns++) {
+		k = fused(wk->env, wk->state, wk->path, m, spatial, array, u,
+		    a, w, bf, columns, text);
+		if (k == -2)
+			return -1;
+		if (k >= 0 && add_panels(wk, k, text, true) < 0)
+			return -1;
 	}
 	return 0;
 }
@@ -576,9 +922,14 @@ tiles_of(struct walk *wk, dojo_node *op, int m)
 	for (u = 0; u < m; u++) {
 		if (u == w || !(spatial & ((uint64_t)1 << u)))
 			continue;
+		if (u < w && shapes(dojo_node_size(wk->scopes[u]),
+		    dojo_node_size(wk->scopes[w]), elem, wk->bytes, wk->regs,
+		    true, ab) > 0 && with_neighbours(wk, m, spatial, array, u,
+		    ab[0][0], w, ab[0][1]) < 0)
+			return -1;
 		n = shapes(dojo_node_size(wk->scopes[u]),
 		    dojo_node_size(wk->scopes[w]), elem, wk->bytes, wk->regs,
-		    ab);
+		    false, ab);
 		for (i = 0; i < n && wk->n < wk->max; i++) {
 			struct dojo_tile *t = &wk->out[wk->n];
 
@@ -586,7 +937,7 @@ tiles_of(struct walk *wk, dojo_node *op, int m)
 			    array, u, ab[i][0], w, ab[i][1], false, t->text);
 			if (k == -2)
 				return -1;
-			if (k >= 0 && k != wk->state) {
+			if (k >= 0 && k != wk->state && !offered(wk, k)) {
 				t->state = k;
 				wk->n++;
 			}

@@ -150,6 +150,46 @@ backs_one_array(dojo_program *prog, int b)
 	return n == 1;
 }
 
+/* The fold candidates beyond the windows: the blocks of rows. */
+struct blocks {
+	const dojo_program *prog;
+	int buffer, dim;
+	int64_t ext;
+	int64_t *out;
+	int n, max;
+};
+
+/* An index of dimension "dim" of the buffer that is s {o} + {i}, with
+ * {i} of a scope of s iterations (the inner scope of a split, s > 4 and
+ * below the extent): s is a candidate. */
+static int
+block_rows(struct scan *sc, struct dojo_access *acc, bool write)
+{
+	struct blocks *bl = sc->payload;
+	const struct dojo_aff *x;
+	int64_t s;
+	int t, k;
+
+	(void)write;
+	if (bl->prog->decls->arr[acc->array].buffer != bl->buffer ||
+	    acc->nidx <= bl->dim || bl->n >= bl->max)
+		return 0;
+	x = &acc->idx[bl->dim];
+	if (x->n != 2)
+		return 0;
+	for (t = 0; t < 2; t++) {
+		s = sc->chain[x->t[t].d]->size;
+		if (x->t[t].k != 1 || x->t[1 - t].k != s || s <= 4 ||
+		    s >= bl->ext)
+			continue;
+		for (k = 0; k < bl->n && bl->out[k] != s; k++)
+			;
+		if (k == bl->n)
+			bl->out[bl->n++] = s;
+	}
+	return 0;
+}
+
 int
 fold_values(dojo_legality *mv, const struct dojo_action *a, int i,
     int64_t *out, int max)
@@ -170,6 +210,16 @@ fold_values(dojo_legality *mv, const struct dojo_action *a, int i,
 	e = mv->prog->decls->buf[b].ext[a->num[0]];
 	for (n = 0; n < 4 && n + 1 < e && n < max; n++)
 		out[n] = n + 1;
+	/* and the rows of a block: s slots where the dimension is indexed
+	 * s {o} + {i}, {i} of s iterations (a row block's temporaries) */
+	if (n < max) {
+		struct blocks bl = { mv->prog, b, (int)a->num[0], e, out, n,
+		    max };
+		struct scan sc = { .fn = block_rows, .payload = &bl };
+
+		scan_program(&sc, mv->prog);
+		n = bl.n;
+	}
 	return n;
 }
 

@@ -448,10 +448,37 @@ test_tiles(void)
 	n = dojo_agent_tiles(env, 0, tiles, 16);
 	for (i = 0; i < n; i++)
 		printf("# tile %d: %s\n", i, tiles[i].text);
-	/* 16 registers of 8 floats (main): 8 accumulators, 8x8 (also with
-	 * the column blocks outside and the panel of B packed) and 4x16,
-	 * then 4, 4x8 and 2x16 */
-	CHECK(n == 5);
+	/* 16 registers of 8 floats (main): 8 accumulators, 8x8 first as a
+	 * tile that keeps its neighbours (the zeroing in the registers:
+	 * rows outside, then the panel of A; columns outside, then the
+	 * panel of B), then apart from them (also with the column blocks
+	 * outside and the panel of B packed) and 4x16, then 4, 4x8 and
+	 * 2x16 */
+	CHECK(n == 9);
+	CHECK_STR(tiles[0].text, "split 0 8; split 0.0.0 8; swap 0.0; "
+	    "cache 0.0.0 C stack; fission 0.0.0.0 1; fission 0.0.0 1; "
+	    "unroll 0.0.0; vectorize 0.0.0.0; swap 0.0.1.0; swap 0.0.1; "
+	    "unroll 0.0.1.0; vectorize 0.0.1.0.0; unroll 0.0.2; "
+	    "vectorize 0.0.2.0");
+	CHECK(n == 9 && strstr(tiles[1].text, "; pack 0.0 A 1,0; "
+	    "vectorize 0.0.0"));
+	CHECK(n == 9 && strstr(tiles[2].text, "swap 0.0; swap 0; cache "));
+	CHECK(n == 9 && strstr(tiles[3].text, "; pack 0.0 B 0,1; "
+	    "vectorize 0.0.0"));
+	if (n == 9) {
+		text = dojo_program_print(dojo_env_program(env,
+		    tiles[0].state), false);
+		printf("%s", text);
+		CHECK(strstr(text, "C_c f32 [8, 8] stack\n"
+		    "2 | 4 | 8:u | 8:v | C_c[{2}, {3}] = 0\n"
+		    "  |   | 8   | 8:u | 8:v | C_c[{3}, {4}] += "
+		    "A[{0}*8 + {3}, {2}] * B[{2}, {1}*8 + {4}]\n"
+		    "  |   | 8:u | 8:v | C[{0}*8 + {2}, {1}*8 + {3}] = "
+		    "C_c[{2}, {3}]\n") != NULL);
+		free(text);
+		memmove(tiles, tiles + 4, 5 * sizeof *tiles);
+		n = 5;
+	}
 	CHECK_STR(tiles[0].text, "fission 0.0 1; fission 0 1; split 1 8; "
 	    "split 1.0.0 8; swap 1.0.0.0; swap 1.0; swap 1.0.0; "
 	    "unroll 1.0.0.0; vectorize 1.0.0.0.0; cache 1.0.0 C stack");
@@ -521,10 +548,14 @@ test_tile_shapes(void)
 		return;
 	setenv("PERFDOJO_VECTORS", "64x32", 1);
 	n = dojo_agent_tiles(env, 0, tiles, 16);
-	CHECK(n == 5 && strstr(tiles[0].text, "split 1 8; split 1.0.0 16;"));
-	CHECK(n == 5 && strstr(tiles[1].text, "split 1 8; split 1.0.0 16;") &&
-	    strstr(tiles[1].text, "pack 1.0 B 0,1"));
-	CHECK(n == 5 && strstr(tiles[2].text, "split 1 4; split 1.0.0 16;"));
+	/* 16 rows are all of C's: the tile that keeps the zeroing splits
+	 * only the columns */
+	CHECK(n == 7 && strncmp(tiles[0].text, "split 0.0 16; swap 0; "
+	    "cache 0.0 C stack;", 39) == 0);
+	CHECK(n == 7 && strstr(tiles[2].text, "split 1 8; split 1.0.0 16;"));
+	CHECK(n == 7 && strstr(tiles[3].text, "split 1 8; split 1.0.0 16;") &&
+	    strstr(tiles[3].text, "pack 1.0 B 0,1"));
+	CHECK(n == 7 && strstr(tiles[4].text, "split 1 4; split 1.0.0 16;"));
 	setenv("PERFDOJO_VECTORS", "wide", 1);
 	CHECK(dojo_agent_tiles(env, 0, tiles, 16) == -1);
 	CHECK_STR(dojo_error_last(), "PERFDOJO_VECTORS: 'wide' is not "

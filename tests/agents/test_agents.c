@@ -3,6 +3,7 @@
  * whose "time" is a function of its text (no compiler) */
 #include "config.h"
 #include "agents/agent.h"
+#include "ir/interp.h"
 #include "agents/encode.h"
 #include "agents/maxq.h"
 #include "agents/qnet.h"
@@ -533,6 +534,122 @@ test_tiles(void)
 	dojo_env_free(env);
 }
 
+/* A layer: bias, product, ReLU in one nest. */
+static const char layer[] =
+    "x f32 [16, 8] heap in\n"
+    "W f32 [8, 32] heap in\n"
+    "b f32 [32] heap in\n"
+    "h f32 [16, 32] heap out\n"
+    "16 | 32 | h[{0}, {1}] = b[{1}]\n"
+    "   |    | 8 | h[{0}, {1}] += x[{0}, {2}] * W[{2}, {1}]\n"
+    "   |    | h[{0}, {1}] = max(h[{0}, {1}], 0)\n";
+
+/* A product whose rows a later step of the same row reads (attention's
+ * S = Q K^T then the max of each row of S). */
+static const char block[] =
+    "Q f32 [32, 8] heap in\n"
+    "K f32 [16, 8] heap in\n"
+    "O f32 [32] heap out\n"
+    "S f32 [32, 16] heap\n"
+    "32 | 16 | S[{0}, {1}] = 0\n"
+    "   |    | 8 | S[{0}, {1}] += Q[{0}, {2}] * K[{1}, {2}]\n"
+    "   | O[{0}] = 0\n"
+    "   | 16 | O[{0}] max= S[{0}, {1}]\n";
+
+/* Whether the output "out" of states "a" and "b" agrees on the same
+ * random inputs (the interpreter). */
+static bool
+same_output(dojo_env *env, int a, int b, const char *out)
+{
+	dojo_program *pa = dojo_env_program(env, a);
+	dojo_program *pb = dojo_env_program(env, b);
+	dojo_data *da = dojo_data_new(pa, 0), *db = dojo_data_new(pb, 0);
+	int ka = dojo_program_find_buffer(pa, out);
+	int kb = dojo_program_find_buffer(pb, out);
+	bool same = da && db && ka >= 0 && kb >= 0;
+	uint64_t i, n;
+
+	if (same) {
+		dojo_data_randomize(da, 7);
+		dojo_data_randomize(db, 7);
+		same = dojo_interp_run(pa, da) == 0 &&
+		    dojo_interp_run(pb, db) == 0;
+	}
+	n = same ? dojo_data_count(da, ka) : 0;
+	for (i = 0; same && i < n; i++) {
+		float x = ((float *)dojo_data_buffer(da, ka))[i];
+		float y = ((float *)dojo_data_buffer(db, kb))[i];
+
+		same = fabsf(x - y) <= 1e-5f * (1 + fabsf(x));
+	}
+	dojo_data_free(da);
+	dojo_data_free(db);
+	return same && n > 0;
+}
+
+/* The tiles that keep their neighbours: a layer's bias and ReLU stay in
+ * the tile's registers; a block of rows keeps the later step beside the
+ * tile and its temporary folded to the block, on the stack.  Each is the
+ * same function as the start. */
+static void
+test_neighbours(void)
+{
+	dojo_env *env = cost_env(layer, tile_cost, 0);
+	struct dojo_tile tiles[16];
+	char *text;
+	int n;
+
+	CHECK(env != NULL);
+	if (!env)
+		return;
+	n = dojo_agent_tiles(env, 0, tiles, 16);
+	CHECK(n >= 1);
+	if (n >= 1) {
+		printf("# %s\n", tiles[0].text);
+		text = dojo_program_print(dojo_env_program(env,
+		    tiles[0].state), false);
+		printf("%s", text);
+		CHECK(strstr(text, "h_c f32 [8, 8] stack\n"
+		    "2 | 4 | 8:u | 8:v | h_c[{2}, {3}] = b[{1}*8 + {3}]\n"
+		    "  |   | 8   | 8:u | 8:v | h_c[{3}, {4}] += "
+		    "x[{0}*8 + {3}, {2}] * W[{2}, {1}*8 + {4}]\n"
+		    "  |   | 8:u | 8:v | h_c[{2}, {3}] = "
+		    "max(h_c[{2}, {3}], 0)\n"
+		    "  |   | 8:u | 8:v | h[{0}*8 + {2}, {1}*8 + {3}] = "
+		    "h_c[{2}, {3}]\n") != NULL);
+		free(text);
+		CHECK(same_output(env, 0, tiles[0].state, "h"));
+	}
+	dojo_env_free(env);
+
+	env = cost_env(block, tile_cost, 0);
+	CHECK(env != NULL);
+	if (!env)
+		return;
+	n = dojo_agent_tiles(env, 0, tiles, 16);
+	CHECK(n >= 2);
+	if (n >= 2) {
+		printf("# %s\n", tiles[1].text);
+		CHECK(strstr(tiles[0].text, "; fold S 0 8; move S stack") !=
+		    NULL);
+		/* and K transposed whole, so that the vector reads it
+		 * contiguously */
+		CHECK(strstr(tiles[1].text, "; move S stack; pack 0 K 1,0; "
+		    "vectorize 0.0") != NULL);
+		text = dojo_program_print(dojo_env_program(env,
+		    tiles[0].state), false);
+		printf("%s", text);
+		CHECK(strstr(text, "S f32 [32:8, 16] stack\n") != NULL);
+		CHECK(strstr(text, "  | 8 | O[{0}*8 + {1}] = 0\n"
+		    "  |   | 16  | O[{0}*8 + {1}] max= "
+		    "S[{0}*8 + {1}, {2}]\n") != NULL);
+		free(text);
+		CHECK(same_output(env, 0, tiles[0].state, "O"));
+		CHECK(same_output(env, 0, tiles[1].state, "O"));
+	}
+	dojo_env_free(env);
+}
+
 /* The tiles follow the target's vector registers: 32 of 16 floats
  * (AVX-512) want 16 accumulators (none fits 16x32) or 8 (8x16), then the
  * fixed shapes; a malformed $PERFDOJO_VECTORS is an error. */
@@ -1019,6 +1136,93 @@ outer_progress(dojo_env *env, int state, void *payload)
 		outer_at = dojo_env_used(env);
 }
 
+/* A row's max, then the exponential of each element less it (contiguous
+ * along the rows), then a transposed copy (not contiguous along its
+ * innermost scope). */
+static const char rows[] =
+    "A f32 [64, 96] heap in\n"
+    "B f32 [64, 96] heap out\n"
+    "C f32 [96, 64] heap out\n"
+    "m f32 [64] heap\n"
+    "64 | m[{0}] = -inf\n"
+    "   | 96 | m[{0}] max= A[{0}, {1}]\n"
+    "   | 96 | B[{0}, {1}] = exp(A[{0}, {1}] - m[{0}])\n"
+    "64 | 96 | C[{1}, {0}] = A[{0}, {1}]\n";
+
+/* Only the exponential's row as a vector pays. */
+static double
+inner_cost(dojo_program *prog, void *payload)
+{
+	char *text = dojo_program_print(prog, false);
+	double t = strstr(text, "| 96:v | B[") ? 500 :
+	    strchr(text, ':') || strstr(text, "}*") ? 1100 : 1000;
+
+	(void)payload;
+	free(text);
+	return t;
+}
+
+static int inner_at;	/* the measurement that timed vectorize 0.2 */
+
+static void
+inner_progress(dojo_env *env, int state, void *payload)
+{
+	(void)payload;
+	if (!inner_at && strcmp(dojo_env_action(env, state),
+	    "vectorize 0.2") == 0)
+		inner_at = dojo_env_used(env);
+}
+
+/* Greedy and auto measure the vectors along contiguous innermost scopes
+ * early (in the trace: "inner"), never one along a strided access. */
+static void
+test_inner(void)
+{
+	static const struct dojo_agent *const agents[] = {
+		&dojo_agent_greedy, &dojo_agent_auto, &dojo_agent_auto
+	};
+	dojo_program *p = dojo_program_parse("r.dojo", rows, sizeof rows - 1);
+	struct dojo_env_options eo;
+	dojo_env *env;
+	double pred;
+	int i, k, at, inner;
+
+	for (i = 0; i < 3; i++) {
+		dojo_env_options_init(&eo);
+		eo.budget = 30;
+		eo.cost = inner_cost;
+		eo.progress = inner_progress;
+		env = dojo_env_new(p, &eo);
+		CHECK(env != NULL);
+		if (!env)
+			continue;
+		agent_model = i == 2 ? dojo_agent_default_model() : NULL;
+		inner_at = 0;
+		run_agent(agents[i], env, 1);
+		agent_model = NULL;
+		at = inner_at;
+		inner = 0;
+		for (k = 1; k < dojo_env_n_states(env); k++) {
+			const char *why = dojo_env_why(env, k, &pred);
+
+			if (strcmp(why, "inner") != 0)
+				continue;
+			inner++;
+			/* C's copy is strided along its innermost scope */
+			CHECK(strncmp(dojo_env_action(env, k), "vectorize 1",
+			    11) != 0);
+		}
+		printf("# %s%s: %d measured as 'inner', the exponential's "
+		    "row %d-th\n", agents[i]->name, i == 2 ?
+		    " with the model" : "", inner, at);
+		CHECK(inner >= 1);
+		CHECK(at >= 1 && at <= 6);
+		CHECK(dojo_env_reward(env, dojo_env_best(env)) > log(1.5));
+		dojo_env_free(env);
+	}
+	dojo_program_free(p);
+}
+
 /* With several threads, greedy and auto measure the outer scope on
  * threads right after the tiles (the transpose has none), whatever the
  * model says; with one, it is one of the others. */
@@ -1105,6 +1309,8 @@ static const struct unit_test tests[] = {
 	{ "auto: settled, the same seed the same path",
 	  test_auto },
 	{ "greedy, auto: the outer scope on threads early", test_outer },
+	{ "greedy, auto: contiguous innermost vectors early", test_inner },
+	{ "tiles that keep their neighbours, blocks of rows", test_neighbours },
 	{ NULL, NULL }
 };
 

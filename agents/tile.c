@@ -112,16 +112,17 @@ classify(dojo_node *op, int m, uint64_t *spatial, int *w)
 	}
 }
 
-/* Make the nest of the operation at path[0 .. m] perfect by fissions,
- * innermost first; "path" follows the operation.  0, -1 or -2. */
+/* Fissions of the scopes at depths hi - 1 down to lo - 1 of "path" (the
+ * way to an operation), innermost first, until each holds only the next
+ * node on the way; "path" follows the operation.  0, -1 or -2. */
 static int
-isolate(struct build *b, int *path, int m)
+isolate_range(struct build *b, int *path, int hi, int lo)
 {
 	char addr[3 * DOJO_MAX_DEPTH];
 	dojo_node *scope;
 	int d, c, k, rc;
 
-	for (d = m; d >= 1; d--) {
+	for (d = hi; d >= lo; d--) {
 		c = path[d];
 		if (c > 0) {
 			dojo_address_format(addr, sizeof addr, path, d);
@@ -140,10 +141,18 @@ isolate(struct build *b, int *path, int m)
 				return rc;
 		}
 	}
-	for (k = 1; k <= m; k++)
+	for (k = lo; k <= hi; k++)
 		if (path[k] != 0)
 			return -1;
 	return 0;
+}
+
+/* Make the nest of the operation at path[0 .. m] perfect by fissions,
+ * innermost first; "path" follows the operation.  0, -1 or -2. */
+static int
+isolate(struct build *b, int *path, int m)
+{
+	return isolate_range(b, path, m, 1);
 }
 
 /* Swap the scope labelled "label" down to depth "to" of the nest. */
@@ -512,7 +521,7 @@ fused(dojo_env *env, int state, const int *opath, int m, uint64_t spatial,
     char *text)
 {
 	struct build b = { env, state, "", 0 };
-	int path[DOJO_MAX_DEPTH], ud = u, wd = w, d, c, x, rc;
+	int path[DOJO_MAX_DEPTH], ud = u, wd = w, d, x, rc;
 	char addr[3 * DOJO_MAX_DEPTH];
 	dojo_node *n;
 
@@ -536,22 +545,8 @@ fused(dojo_env *env, int state, const int *opath, int m, uint64_t spatial,
 	} else if (columns) {
 		return -1;
 	}
-	for (d = wd - 1; d >= ud; d--) {
-		c = path[d + 1];
-		if (c > 0) {
-			addr_of(addr, sizeof addr, path, d);
-			if ((rc = play(&b, "fission %s %d", addr, c)) < 0)
-				return rc;
-			path[d]++;
-			path[d + 1] = 0;
-		}
-		if (!(n = node_at(&b, path, d)))
-			return -1;
-		addr_of(addr, sizeof addr, path, d);
-		if (dojo_node_n_children(n) > 1 &&
-		    (rc = play(&b, "fission %s 1", addr)) < 0)
-			return rc;
-	}
+	if ((rc = isolate_range(&b, path, wd, ud + 1)) < 0)
+		return rc;
 	addr_of(addr, sizeof addr, path, wd);
 	if ((rc = play(&b, "split %s %d", addr, bf)) < 0)
 		return rc;

@@ -1113,27 +1113,32 @@ static const char transpose[] =
     "B f32 [96, 64] heap out\n"
     "64 | 96 | B[{1}, {0}] = A[{0}, {1}] * 2\n";
 
+/* 500 when the program's text has "payload" (the one change that pays),
+ * else 1100 when it changed anything (a flag, a split), else 1000. */
 static double
-outer_cost(dojo_program *prog, void *payload)
+only_cost(dojo_program *prog, void *payload)
 {
 	char *text = dojo_program_print(prog, false);
-	double t = strstr(text, "\n64:p | 96 | B") ? 500 :
+	double t = strstr(text, payload) ? 500 :
 	    strchr(text, ':') || strstr(text, "}*") ? 1100 : 1000;
 
-	(void)payload;
 	free(text);
 	return t;
 }
 
-static int outer_at;	/* the measurement that timed parallelize 0 */
+/* The measurement that first timed an action. */
+struct watch {
+	const char *action;
+	int at;
+};
 
 static void
-outer_progress(dojo_env *env, int state, void *payload)
+watch_progress(dojo_env *env, int state, void *payload)
 {
-	(void)payload;
-	if (!outer_at && strcmp(dojo_env_action(env, state),
-	    "parallelize 0") == 0)
-		outer_at = dojo_env_used(env);
+	struct watch *w = payload;
+
+	if (!w->at && strcmp(dojo_env_action(env, state), w->action) == 0)
+		w->at = dojo_env_used(env);
 }
 
 /* A row's max, then the exponential of each element less it (contiguous
@@ -1149,30 +1154,6 @@ static const char rows[] =
     "   | 96 | B[{0}, {1}] = exp(A[{0}, {1}] - m[{0}])\n"
     "64 | 96 | C[{1}, {0}] = A[{0}, {1}]\n";
 
-/* Only the exponential's row as a vector pays. */
-static double
-inner_cost(dojo_program *prog, void *payload)
-{
-	char *text = dojo_program_print(prog, false);
-	double t = strstr(text, "| 96:v | B[") ? 500 :
-	    strchr(text, ':') || strstr(text, "}*") ? 1100 : 1000;
-
-	(void)payload;
-	free(text);
-	return t;
-}
-
-static int inner_at;	/* the measurement that timed vectorize 0.2 */
-
-static void
-inner_progress(dojo_env *env, int state, void *payload)
-{
-	(void)payload;
-	if (!inner_at && strcmp(dojo_env_action(env, state),
-	    "vectorize 0.2") == 0)
-		inner_at = dojo_env_used(env);
-}
-
 /* Greedy and auto measure the vectors along contiguous innermost scopes
  * early (in the trace: "inner"), never one along a strided access. */
 static void
@@ -1182,6 +1163,7 @@ test_inner(void)
 		&dojo_agent_greedy, &dojo_agent_auto, &dojo_agent_auto
 	};
 	dojo_program *p = dojo_program_parse("r.dojo", rows, sizeof rows - 1);
+	struct watch w = { "vectorize 0.2", 0 };
 	struct dojo_env_options eo;
 	dojo_env *env;
 	double pred;
@@ -1190,17 +1172,19 @@ test_inner(void)
 	for (i = 0; i < 3; i++) {
 		dojo_env_options_init(&eo);
 		eo.budget = 30;
-		eo.cost = inner_cost;
-		eo.progress = inner_progress;
+		eo.cost = only_cost;
+		eo.cost_payload = (void *)"| 96:v | B[";
+		eo.progress = watch_progress;
+		eo.progress_payload = &w;
 		env = dojo_env_new(p, &eo);
 		CHECK(env != NULL);
 		if (!env)
 			continue;
 		agent_model = i == 2 ? dojo_agent_default_model() : NULL;
-		inner_at = 0;
+		w.at = 0;
 		run_agent(agents[i], env, 1);
 		agent_model = NULL;
-		at = inner_at;
+		at = w.at;
 		inner = 0;
 		for (k = 1; k < dojo_env_n_states(env); k++) {
 			const char *why = dojo_env_why(env, k, &pred);
@@ -1234,6 +1218,7 @@ test_outer(void)
 	};
 	dojo_program *p = dojo_program_parse("t.dojo", transpose,
 	    sizeof transpose - 1);
+	struct watch w = { "parallelize 0", 0 };
 	struct dojo_env_options eo;
 	dojo_env *env;
 	double pred;
@@ -1243,14 +1228,16 @@ test_outer(void)
 		for (i = 0; i < 3; i++) {
 			dojo_env_options_init(&eo);
 			eo.budget = 40;
-			eo.cost = outer_cost;
-			eo.progress = outer_progress;
+			eo.cost = only_cost;
+			eo.cost_payload = (void *)"\n64:p | 96 | B";
+			eo.progress = watch_progress;
+			eo.progress_payload = &w;
 			eo.measure.run.threads = threads;
 			env = dojo_env_new(p, &eo);
 			CHECK(env != NULL);
 			if (!env)
 				continue;
-			outer_at = 0;
+			w.at = 0;
 			agent_model = i == 2 ? dojo_agent_default_model() :
 			    NULL;
 			run_agent(agents[i], env, 1);
@@ -1261,11 +1248,11 @@ test_outer(void)
 					break;
 			printf("# %d threads, %s%s: parallelize 0 measured "
 			    "%d-th, as '%s'\n", threads, agents[i]->name,
-			    i == 2 ? " with the model" : "", outer_at,
+			    i == 2 ? " with the model" : "", w.at,
 			    k < dojo_env_n_states(env) ?
 			    dojo_env_why(env, k, &pred) : "-");
 			if (threads == 2) {
-				CHECK(outer_at >= 1 && outer_at <= 2);
+				CHECK(w.at >= 1 && w.at <= 2);
 				CHECK(k < dojo_env_n_states(env) &&
 				    strcmp(dojo_env_why(env, k, &pred),
 				    "outer") == 0);

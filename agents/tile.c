@@ -247,6 +247,22 @@ raise_above(struct build *b, int top, int *lab, int len, int label,
 	return 0;
 }
 
+/* The address of the node at depth "d" of "path" (its first d + 1
+ * entries). */
+static void
+addr_of(char *out, size_t len, const int *path, int d)
+{
+	dojo_address_format(out, len, path, d + 1);
+}
+
+/* The node at depth "d" of "path" at the build's state, NULL if none. */
+static dojo_node *
+node_at(struct build *b, const int *path, int d)
+{
+	return dojo_program_lookup(dojo_env_program(b->env, b->state), path,
+	    d + 1);
+}
+
 /* The flags of the nest's scopes that do not index the written array
  * ("spatial": a vector along the reduction, a move that a climb may
  * have made first) cleared: the tile's vector is wi.  0, -1 or -2. */
@@ -258,12 +274,11 @@ unflag(struct build *b, const int *path, int m, uint64_t spatial)
 	int d, rc;
 
 	for (d = 0; d < m; d++) {
-		n = dojo_program_lookup(dojo_env_program(b->env, b->state),
-		    path, d + 1);
+		n = node_at(b, path, d);
 		if (!n || dojo_node_flag(n) == 0 ||
 		    (spatial & ((uint64_t)1 << d)))
 			continue;
-		dojo_address_format(addr, sizeof addr, path, d + 1);
+		addr_of(addr, sizeof addr, path, d);
 		if ((rc = play(b, "clear %s", addr)) < 0)
 			return rc;
 	}
@@ -300,22 +315,6 @@ tile(dojo_env *env, int state, const int *opath, int m, uint64_t spatial,
 		return rc;
 	memcpy(text, b.text, sizeof b.text);
 	return b.state;
-}
-
-/* The address of the node at depth "d" of "path" (its first d + 1
- * entries). */
-static void
-addr_of(char *out, size_t len, const int *path, int d)
-{
-	dojo_address_format(out, len, path, d + 1);
-}
-
-/* The node at depth "d" of "path" at the build's state, NULL if none. */
-static dojo_node *
-node_at(struct build *b, const int *path, int d)
-{
-	return dojo_program_lookup(dojo_env_program(b->env, b->state), path,
-	    d + 1);
 }
 
 /* "swap" of the scope at depth "d" of "path" and its only child. */
@@ -366,8 +365,9 @@ separate(struct build *b, int *path, int d)
 /* The register tile of one nest "ui | wi | ..." at depth "d" of "path":
  * the scopes below wi (a chain, the reduction's) raised above ui and wi,
  * then ui unrolled, wi a vector, and the reduction's scopes of at most
- * SHORT iterations right above them unrolled (at most 256 copies).  A nest of another shape is left as
- * it is; so is one whose swap is refused.  0 or -2. */
+ * SHORT iterations right above them unrolled (at most 256 copies).  A
+ * nest of another shape is left as it is; so is one whose swap is
+ * refused.  0 or -2. */
 #define SHORT 4		/* a reduction scope unrolled in a tile, at most */
 
 static int
@@ -421,6 +421,18 @@ registers(struct build *b, int *path, int d)
 	return 0;
 }
 
+/* Whether a dimension of buffer "i" is folded. */
+static bool
+folded(dojo_program *prog, int i)
+{
+	int d;
+
+	for (d = 0; d < dojo_buffer_ndim(prog, i); d++)
+		if (dojo_buffer_fold(prog, i, d))
+			return true;
+	return false;
+}
+
 /* The temporaries (buffers neither read nor written outside) folded to
  * "a" in a dimension where that is legal, as a block of rows allows
  * (each row produced and used within one block: the block's rows are all
@@ -438,11 +450,9 @@ contract(struct build *b, int a)
 		if (dojo_buffer_role(prog, i) != DOJO_TEMP ||
 		    dojo_buffer_loc(prog, i) != DOJO_HEAP)
 			continue;
+		if (folded(prog, i))
+			continue;
 		nd = dojo_buffer_ndim(prog, i);
-		for (d = 0; d < nd && dojo_buffer_fold(prog, i, d) == 0; d++)
-			;
-		if (d < nd)
-			continue;	/* folded already */
 		for (d = 0, rc = -1; d < nd && rc == -1; d++)
 			if (a < dojo_buffer_extent(prog, i, d))
 				rc = play(b, "fold %s %d %d",
@@ -478,10 +488,7 @@ unfold(struct build *b, const char *array)
 		return -1;
 	i = dojo_array_buffer(prog, k);
 	name = dojo_buffer_name(prog, i);
-	for (d = 0; d < dojo_buffer_ndim(prog, i) &&
-	    dojo_buffer_fold(prog, i, d) == 0; d++)
-		;
-	if (d == dojo_buffer_ndim(prog, i))
+	if (!folded(prog, i))
 		return 0;
 	if (dojo_buffer_loc(prog, i) != DOJO_HEAP &&
 	    (rc = play(b, "move %s heap", name)) < 0)

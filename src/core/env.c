@@ -684,19 +684,11 @@ dojo_env_settle(dojo_env *env, int k, int *settled)
 		if (r->low > 1 && r->speedup > 1)
 			best = top[i];
 	}
-	/* none of them (the time limit cut the rounds short): the state of
-	 * the best speedup whose interval is above 1 among those confirmed
-	 * before (the new bests of the search), not the start */
-	if (best == 0)
-		for (i = 1; i < env->n; i++) {
-			const struct dojo_measure_ratio *r =
-			    &env->states[i].ratio;
-
-			if (r->pairs > 0 && r->low > 1 && r->speedup > 1 &&
-			    (best == 0 || r->speedup >
-			    env->states[best].ratio.speedup))
-				best = i;
-		}
+	/* none of them (the time limit cut the rounds short): the search's
+	 * best, confirmed when it came, while its interval is above 1, not
+	 * the start */
+	if (best == 0 && env->states[env->best].ratio.low > 1)
+		best = env->best;
 	env->best = best;
 	free(top);
 	return 0;

@@ -185,8 +185,8 @@ const char *dojo_env_why(__dojo_keep dojo_env *env, int state,
  * in 3 alternate pairs, the better half by that speedup again in 6,
  * and so on down to one; the best state becomes the one of the highest
  * confirmed speedup whose interval is above 1 (when the time limit cut
- * the rounds short before any was, the best of the states confirmed
- * before, the search's new bests; the start when none is).
+ * the rounds short before any was, the search's best state, confirmed
+ * as it came, while its interval is above 1; the start when none is).
  * A first look is one run, and its noise picks the wrong one of states
  * a few percent apart; this spends the pairs where the choice is.  The
  * states settled into "*settled".  No pair starts once the time limit

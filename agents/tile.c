@@ -462,11 +462,8 @@ contract(struct build *b, int a)
 		if (rc < 0)
 			continue;
 		prog = dojo_env_program(b->env, b->state);
-		bytes = (int64_t)dojo_dtype_size(dojo_buffer_dtype(prog, i));
-		for (d = 0; d < nd; d++)
-			bytes *= dojo_buffer_fold(prog, i, d) ?
-			    dojo_buffer_fold(prog, i, d) :
-			    dojo_buffer_extent(prog, i, d);
+		bytes = (int64_t)(dojo_dtype_size(dojo_buffer_dtype(prog, i)) *
+		    dojo_buffer_elements(prog, i));
 		if (bytes <= 65536 && play(b, "move %s stack",
 		    dojo_buffer_name(prog, i)) == -2)
 			return -2;

@@ -21,7 +21,7 @@ dojo_data_new(dojo_program *prog, uint64_t max_bytes)
 	struct dojo_decls *d = prog->decls;
 	dojo_data *data;
 	uint64_t n, total = 0;
-	int b, i;
+	int b;
 
 	data = calloc(1, sizeof *data);
 	if (!data)
@@ -32,10 +32,7 @@ dojo_data_new(dojo_program *prog, uint64_t max_bytes)
 		goto out_free;
 	data->prog = dojo_program_copy(prog);
 	for (b = 0; b < d->nbuf; b++) {
-		n = 1;
-		for (i = 0; i < d->buf[b].ndim; i++)
-			n *= (uint64_t)(d->buf[b].fold[i] ? d->buf[b].fold[i] :
-			    d->buf[b].ext[i]);
+		n = dojo_buffer_count(&d->buf[b]);
 		data->count[b] = n;
 		if (n > UINT64_MAX / 8 || (total += n *
 		    dojo_dtype_size(d->buf[b].dtype)) > (max_bytes ? max_bytes :

@@ -356,7 +356,7 @@ compile_acc(struct compiler *c, struct cacc *out, const struct dojo_access *acc)
 	out->dtype = buf->dtype;
 	for (i = buf->ndim - 1; i >= 0; i--) {
 		stride[i] = s;
-		s *= buf->fold[i] ? buf->fold[i] : buf->ext[i];
+		s *= dojo_buffer_slots(buf, i);
 		folded |= buf->fold[i] != 0;
 	}
 	if (folded) {

@@ -1,12 +1,12 @@
-/* move_buffers.c: the moves of the declarations: move, fold, unfold, reuse
- * (doc/moves.md) */
+/* move_buffers.c: the moves of the declarations: move, fold, unfold,
+ * reuse, pad (doc/moves.md) */
 #include "config.h"
 #include "ir/moves_private.h"
 
 #include <string.h>
 
 /*
- * move B LOC, fold B d n, unfold B d, reuse B A
+ * move B LOC, fold B d n, unfold B d, reuse B A, pad B d n
  */
 
 /* 1 when an access to the buffer uses an iterator of a scope that is not
@@ -43,17 +43,6 @@ need_buffer(const struct dojo_action *a, dojo_legality *mv, const char *name,
 	return 0;
 }
 
-static uint64_t
-buffer_count(const struct dojo_buffer *b)
-{
-	uint64_t n = 1;
-	int i;
-
-	for (i = 0; i < b->ndim; i++)
-		n *= (uint64_t)(b->fold[i] ? b->fold[i] : b->ext[i]);
-	return n;
-}
-
 int
 move_check(dojo_legality *mv, const struct dojo_action *a)
 {
@@ -73,17 +62,17 @@ move_check(dojo_legality *mv, const struct dojo_action *a)
 		    dojo_loc_name(b->loc));
 	switch (a->loc) {
 	case DOJO_STACK:
-		if (buffer_count(b) * dojo_dtype_size(b->dtype) >
+		if (dojo_buffer_count(b) * dojo_dtype_size(b->dtype) >
 		    (uint64_t)mv->machine->stack_bytes)
 			return refuse(a, "%llu bytes are over the stack budget "
-			    "of %lld", (unsigned long long)(buffer_count(b) *
+			    "of %lld", (unsigned long long)(dojo_buffer_count(b) *
 			    dojo_dtype_size(b->dtype)),
 			    (long long)mv->machine->stack_bytes);
 		return 0;
 	case DOJO_REG:
-		if (buffer_count(b) > (uint64_t)mv->machine->reg_elems)
+		if (dojo_buffer_count(b) > (uint64_t)mv->machine->reg_elems)
 			return refuse(a, "%llu elements are over the register "
-			    "budget of %lld", (unsigned long long)buffer_count(b),
+			    "budget of %lld", (unsigned long long)dojo_buffer_count(b),
 			    (long long)mv->machine->reg_elems);
 		memset(&sc, 0, sizeof sc);
 		rc.prog = mv->prog;
@@ -96,7 +85,7 @@ move_check(dojo_legality *mv, const struct dojo_action *a)
 			    "is not unrolled", b->name);
 		return 0;
 	case DOJO_SHARED: {
-		uint64_t bytes = buffer_count(b) * dojo_dtype_size(b->dtype);
+		uint64_t bytes = dojo_buffer_count(b) * dojo_dtype_size(b->dtype);
 		int k;
 
 		if (!mv->machine->gpu)
@@ -105,7 +94,7 @@ move_check(dojo_legality *mv, const struct dojo_action *a)
 		/* with the buffers already there: one kernel may use all */
 		for (k = 0; k < mv->prog->decls->nbuf; k++)
 			if (mv->prog->decls->buf[k].loc == DOJO_SHARED)
-				bytes += buffer_count(&mv->prog->decls->buf[k]) *
+				bytes += dojo_buffer_count(&mv->prog->decls->buf[k]) *
 				    dojo_dtype_size(mv->prog->decls->buf[k].dtype);
 		if (bytes > (uint64_t)mv->machine->shared_bytes)
 			return refuse(a, "%llu bytes of shared buffers are over "
@@ -244,6 +233,8 @@ fold_check(dojo_legality *mv, const struct dojo_action *a)
 	if (b->fold[d])
 		return refuse(a, "dimension %lld is folded already",
 		    (long long)d);
+	if (b->pad[d])
+		return refuse(a, "dimension %lld is padded", (long long)d);
 	if (a->num[1] < 1 || a->num[1] >= b->ext[d])
 		return refuse(a, "the slots must be between 1 and %lld",
 		    (long long)b->ext[d] - 1);
@@ -329,6 +320,100 @@ unfold_inverse(struct dojo_action *out, dojo_legality *mv,
 	    a->buffer)].fold[a->num[0]];
 	out->nnum = 2;
 	return 0;
+}
+
+/*
+ * pad B d n: n more slots of dimension d in memory, so that the rows
+ * (the elements of one index of dimension d-1) are further apart.
+ */
+
+/* The stride of dimension d-1 of "b" in bytes. */
+static uint64_t
+row_bytes(const struct dojo_buffer *b, int d)
+{
+	uint64_t n = dojo_dtype_size(b->dtype);
+
+	for (; d < b->ndim; d++)
+		n *= (uint64_t)dojo_buffer_slots(b, d);
+	return n;
+}
+
+int
+pad_values(dojo_legality *mv, const struct dojo_action *a, int i,
+    int64_t *out, int max)
+{
+	const struct dojo_buffer *b;
+	int bi = dojo_program_find_buffer(mv->prog, a->buffer), d, n = 0;
+
+	if (bi < 0)
+		return 0;
+	b = &mv->prog->decls->buf[bi];
+	if (i == 1) {
+		/* a cache line: the rows fall into other sets */
+		if (max < 1)
+			return 0;
+		out[0] = 64 / (int64_t)dojo_dtype_size(b->dtype);
+		return 1;
+	}
+	/* the dimensions whose rows are a multiple of 2 KiB apart: with
+	 * 8-way caches of 4 KiB a way, a few such rows read together
+	 * fight for the same sets */
+	for (d = 1; d < b->ndim && n < max; d++)
+		if (!b->fold[d] && !b->pad[d] && row_bytes(b, d) % 2048 == 0)
+			out[n++] = d;
+	return n;
+}
+
+int
+pad_check(dojo_legality *mv, const struct dojo_action *a)
+{
+	const struct dojo_buffer *b;
+	struct dojo_buffer padded;
+	int64_t d = a->num[0], n = a->num[1];
+	int bi;
+
+	if (need_buffer(a, mv, a->buffer, &bi) < 0)
+		return -1;
+	b = &mv->prog->decls->buf[bi];
+	if (b->role != DOJO_TEMP)
+		return refuse(a, "'%s' is a kernel argument (its layout is "
+		    "the caller's)", b->name);
+	if (b->loc == DOJO_REG)
+		return refuse(a, "'%s' is in registers: it has no layout",
+		    b->name);
+	if (d < 1 || d >= b->ndim)
+		return refuse(a, b->ndim == 1 ? "'%s' has one dimension: no "
+		    "stride to change" : "'%s' has no dimension %lld with a "
+		    "stride to change (1 to %d)", b->name, (long long)d,
+		    b->ndim - 1);
+	if (b->fold[d])
+		return refuse(a, "dimension %lld is folded", (long long)d);
+	if (b->pad[d])
+		return refuse(a, "dimension %lld is padded already",
+		    (long long)d);
+	if (n < 1 || n > 1 << 20)
+		return refuse(a, "the pad must be between 1 and %d slots",
+		    1 << 20);
+	padded = *b;
+	padded.pad[d] = n;
+	if (b->loc != DOJO_HEAP && dojo_buffer_count(&padded) *
+	    dojo_dtype_size(b->dtype) > (uint64_t)(b->loc == DOJO_STACK ?
+	    mv->machine->stack_bytes : mv->machine->shared_bytes))
+		return refuse(a, "padded, '%s' is over the %s budget",
+		    b->name, dojo_loc_name(b->loc));
+	return 0;
+}
+
+dojo_program *
+pad_apply(dojo_legality *mv, const struct dojo_action *a)
+{
+	struct dojo_decls *d = decls_copy(mv->prog->decls);
+
+	if (!d)
+		return NULL;
+	d->buf[dojo_program_find_buffer(mv->prog, a->buffer)].pad[a->num[0]] =
+	    a->num[1];
+	return with_decls(mv->prog, d);
 }
 
 int

@@ -213,6 +213,8 @@ const struct dojo_move moves[] = {
 	{ "rfactor", "S", "a reduction over S and its child scope L goes "
 	  "through partial results, one per iteration of L", 0, false,
 	  rfactor_check, rfactor_apply, NULL, NULL },
+	{ "pad", "B d n", "store n more slots of dimension d: rows further "
+	  "apart", 0, false, pad_check, pad_apply, NULL, pad_values },
 };
 const int n_moves = sizeof moves / sizeof *moves;
 

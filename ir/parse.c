@@ -405,8 +405,19 @@ parse_decl(struct parser *ps)
 				    "%lld", (long long)v,
 				    (long long)b.ext[b.ndim]);
 			b.fold[b.ndim] = v;
+		} else if (accept(ps, '+')) {
+			skip_space(ps);
+			at = ps->p;
+			if (read_int(ps, &v, "a pad") < 0)
+				return -1;
+			if (v == 0 || __builtin_add_overflow(v,
+			    b.ext[b.ndim], &v))
+				return fail_at(ps, at, "a pad must be positive "
+				    "and fit in 63 bits with the extent");
+			b.pad[b.ndim] = v - b.ext[b.ndim];
 		}
-		if (__builtin_mul_overflow(total, b.ext[b.ndim], &total))
+		if (__builtin_mul_overflow(total, b.ext[b.ndim] +
+		    b.pad[b.ndim], &total))
 			return fail_at(ps, bracket, "buffer '%s' has more "
 			    "elements than fit in 63 bits", b.name);
 		b.ndim++;
@@ -435,9 +446,10 @@ parse_decl(struct parser *ps)
 			    locs[b.loc]);
 		b.role = k;
 		for (k = 0; k < b.ndim; k++)
-			if (b.fold[k])
+			if (b.fold[k] || b.pad[k])
 				return fail_at(ps, at, "kernel argument '%s' "
-				    "cannot be folded", b.name);
+				    "cannot be %s", b.name, b.fold[k] ?
+				    "folded" : "padded");
 	}
 	skip_space(ps);
 	grown = realloc(d->buf, sizeof *grown * (d->nbuf + 1));

@@ -261,6 +261,8 @@ print_decl(struct printer *pr, int b)
 		if (buf->fold[i])
 			dojo_strbuf_printf(sb, ":%lld",
 			    (long long)buf->fold[i]);
+		if (buf->pad[i])
+			dojo_strbuf_printf(sb, "+%lld", (long long)buf->pad[i]);
 	}
 	dojo_strbuf_printf(sb, "] %s", dojo_loc_name(buf->loc));
 	if (buf->role != DOJO_TEMP)

@@ -231,6 +231,41 @@ dojo_buffer_fold(dojo_program *prog, int b, int d)
 	return prog->decls->buf[b].fold[d];
 }
 
+int64_t
+dojo_buffer_pad(dojo_program *prog, int b, int d)
+{
+	return prog->decls->buf[b].pad[d];
+}
+
+int64_t
+dojo_buffer_slots(const struct dojo_buffer *b, int d)
+{
+	return b->fold[d] ? b->fold[d] : b->ext[d] + b->pad[d];
+}
+
+uint64_t
+dojo_buffer_count(const struct dojo_buffer *b)
+{
+	uint64_t n = 1;
+	int d;
+
+	for (d = 0; d < b->ndim; d++)
+		n *= (uint64_t)dojo_buffer_slots(b, d);
+	return n;
+}
+
+int64_t
+dojo_buffer_stored(dojo_program *prog, int b, int d)
+{
+	return dojo_buffer_slots(&prog->decls->buf[b], d);
+}
+
+uint64_t
+dojo_buffer_elements(dojo_program *prog, int b)
+{
+	return dojo_buffer_count(&prog->decls->buf[b]);
+}
+
 enum dojo_loc
 dojo_buffer_loc(dojo_program *prog, int b)
 {

@@ -73,6 +73,13 @@ int dojo_buffer_ndim(__dojo_keep dojo_program *prog, int b);
 int64_t dojo_buffer_extent(__dojo_keep dojo_program *prog, int b, int d);
 /* 0: not folded */
 int64_t dojo_buffer_fold(__dojo_keep dojo_program *prog, int b, int d);
+/* 0: not padded */
+int64_t dojo_buffer_pad(__dojo_keep dojo_program *prog, int b, int d);
+/* The slots of dimension "d" in memory (the fold, else the extent and
+ * the pad), and the elements of the buffer in memory: what strides and
+ * sizes are computed from. */
+int64_t dojo_buffer_stored(__dojo_keep dojo_program *prog, int b, int d);
+uint64_t dojo_buffer_elements(__dojo_keep dojo_program *prog, int b);
 enum dojo_loc dojo_buffer_loc(__dojo_keep dojo_program *prog, int b);
 enum dojo_role dojo_buffer_role(__dojo_keep dojo_program *prog, int b);
 int dojo_program_n_arrays(__dojo_keep dojo_program *prog);

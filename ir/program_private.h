@@ -61,6 +61,7 @@ struct dojo_buffer {
 	int ndim;
 	int64_t ext[DOJO_MAX_DIMS];
 	int64_t fold[DOJO_MAX_DIMS];
+	int64_t pad[DOJO_MAX_DIMS];	/* slots stored past the extent */
 	enum dojo_loc loc;
 	enum dojo_role role;
 	bool explicit_arrays;	/* written with "->" */
@@ -90,6 +91,11 @@ struct dojo_program {
 	int n;
 	struct dojo_node **kids;
 };
+
+/* The slots stored of dimension "d" of "b" (its fold, else its extent
+ * and its pad), and the elements stored in all. */
+int64_t dojo_buffer_slots(const struct dojo_buffer *b, int d);
+uint64_t dojo_buffer_count(const struct dojo_buffer *b);
 
 /* A program with the file of "prog", the declarations "decls" (NULL: its
  * own, a new reference either way) and no children yet. */

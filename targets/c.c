@@ -42,8 +42,7 @@ strides(dojo_program *prog, int b, int64_t *stride)
 
 	for (d = dojo_buffer_ndim(prog, b) - 1; d >= 0; d--) {
 		stride[d] = (int64_t)s;
-		s *= (uint64_t)(dojo_buffer_fold(prog, b, d) ?
-		    dojo_buffer_fold(prog, b, d) : dojo_buffer_extent(prog, b, d));
+		s *= (uint64_t)dojo_buffer_stored(prog, b, d);
 	}
 	return s;
 }

@@ -142,13 +142,8 @@ dojo_cross_installed(const struct dojo_cross *x,
 static unsigned long long
 arg_bytes(dojo_program *prog, int b)
 {
-	unsigned long long n = dojo_dtype_size(dojo_buffer_dtype(prog, b));
-	int d;
-
-	for (d = 0; d < dojo_buffer_ndim(prog, b); d++)
-		n *= (unsigned long long)(dojo_buffer_fold(prog, b, d) ?
-		    dojo_buffer_fold(prog, b, d) : dojo_buffer_extent(prog, b, d));
-	return n;
+	return dojo_dtype_size(dojo_buffer_dtype(prog, b)) *
+	    (unsigned long long)dojo_buffer_elements(prog, b);
 }
 
 const char dojo_cross_io[] =

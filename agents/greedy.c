@@ -45,10 +45,11 @@
 #define KINDS 64		/* moves in the table, at most, and tiles */
 #define TILE (KINDS - 1)	/* the kind of the tiles */
 #define MAX_TILES 16		/* tiles of a state, at most */
-#define MODEL 6		/* auto: the group of a child the model's
+#define MODEL 7		/* auto: the group of a child the model's
 				   order brought */
 #define HINT_OUTER 1		/* parallelize of an outer scope */
 #define HINT_INNER 2		/* vectorize of an innermost scope */
+#define HINT_LAYOUT 3		/* pad of a temporary's rows */
 #define MODEL_RATE 0.25	/* auto: the weight of a kind's rate of gains
 				   against the model's value */
 #define SETTLE 4		/* auto: the states of the best first looks
@@ -60,6 +61,7 @@
 				   that never gained before they fall back
 				   among the others */
 #define INNER_TRIES 4		/* likewise vectorize of innermost scopes */
+#define LAYOUT_TRIES 2		/* and pads of rows */
 #define TILE_TRIES 8		/* tiles measured that never gained before
 				   they come after the other children */
 #define HOLD_PAIRS 3		/* the alternate pairs of that check */
@@ -430,6 +432,18 @@ inner_vector(dojo_env *env, int state, const struct dojo_action *a)
 	return true;
 }
 
+/* The move "name" in the table (its kind), -1 if none. */
+static int
+move_kind(const char *name)
+{
+	int i;
+
+	for (i = 0; i < dojo_move_count(); i++)
+		if (strcmp(dojo_move_name(i), name) == 0)
+			return i < TILE ? i : TILE - 1;
+	return -1;
+}
+
 /* The children of the current state, and its tiles.  0 or -1. */
 static int
 climb_init(struct greedy *g, dojo_env *env, struct climb *c)
@@ -466,7 +480,8 @@ climb_init(struct greedy *g, dojo_env *env, struct climb *c)
 				c->kind[i] = TILE - 1;
 			c->hint[i] = outer_parallel(env, g->cur, &actions[i]) ?
 			    HINT_OUTER : inner_vector(env, g->cur, &actions[i]) ?
-			    HINT_INNER : 0;
+			    HINT_INNER : c->kind[i] == move_kind("pad") ?
+			    HINT_LAYOUT : 0;
 			c->text[i] = strdup(text);
 		} else {
 			c->state[i] = tiles[i - n].state;
@@ -501,8 +516,8 @@ measure_children(struct greedy *g, dojo_env *env, struct climb *c,
 	free(states);
 	for (i = from; rc == 0 && i < to; i++) {
 		static const char *const why[] = {
-			"gained", "tile", "outer", "inner", "enabled", "other",
-			"model"
+			"gained", "tile", "outer", "inner", "layout",
+			"enabled", "other", "model"
 		};
 		int used = dojo_env_used(env), x = c->order[i];
 
@@ -677,18 +692,6 @@ merge_orders(struct climb *c, const int *model, const int *mine,
 	}
 }
 
-/* The move "name" in the table (its kind), -1 if none. */
-static int
-move_kind(const char *name)
-{
-	int i;
-
-	for (i = 0; i < dojo_move_count(); i++)
-		if (strcmp(dojo_move_name(i), name) == 0)
-			return i < TILE ? i : TILE - 1;
-	return -1;
-}
-
 /* The children by actions that gained before first, best gain first;
  * then the tiles, unless tiles were measured TILE_TRIES times and never
  * gained; then parallelize of the outer scopes (outer_parallel), unless
@@ -716,6 +719,9 @@ order_children(struct greedy *g, dojo_env *env, struct climb *c,
 	int vec = move_kind("vectorize");
 	bool inner = vec >= 0 && (g->gained[vec] > 0 ||
 	    g->tried[vec] < INNER_TRIES);
+	int pad = move_kind("pad");
+	bool layout = pad >= 0 && (g->gained[pad] > 0 ||
+	    g->tried[pad] < LAYOUT_TRIES);
 
 	c->group = group;
 	c->pred = malloc(n * sizeof *c->pred);
@@ -749,10 +755,12 @@ order_children(struct greedy *g, dojo_env *env, struct climb *c,
 				group[i] = 2;
 			else if (c->hint[i] == HINT_INNER && inner)
 				group[i] = 3;
-			else if (prev->n > 0 && !texts_have(prev, c->text[i]))
+			else if (c->hint[i] == HINT_LAYOUT && layout)
 				group[i] = 4;
-			else
+			else if (prev->n > 0 && !texts_have(prev, c->text[i]))
 				group[i] = 5;
+			else
+				group[i] = 6;
 			c->known[i] = kind_rate(g, c->kind[i]);
 			c->pred[i] = g->mq ? exp(mkey[i]) : NAN;
 		}

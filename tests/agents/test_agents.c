@@ -1207,6 +1207,64 @@ test_inner(void)
 	dojo_program_free(p);
 }
 
+/* A layer whose output rows are 2 KiB apart, read by the next one. */
+static const char layers[] =
+    "x f32 [32, 64] heap in\n"
+    "W f32 [64, 512] heap in\n"
+    "V f32 [512, 16] heap in\n"
+    "y f32 [32, 16] heap out\n"
+    "h f32 [32, 512] heap\n"
+    "32 | 512 | h[{0}, {1}] = 0\n"
+    "   |     | 64 | h[{0}, {1}] += x[{0}, {2}] * W[{2}, {1}]\n"
+    "32 | 16 | y[{0}, {1}] = 0\n"
+    "   |    | 512 | y[{0}, {1}] += h[{0}, {2}] * V[{2}, {1}]\n";
+
+/* Greedy and auto measure the pad of h's rows early (in the trace:
+ * "layout"), where it pays. */
+static void
+test_layout(void)
+{
+	static const struct dojo_agent *const agents[] = {
+		&dojo_agent_greedy, &dojo_agent_auto, &dojo_agent_auto
+	};
+	dojo_program *p = dojo_program_parse("l.dojo", layers,
+	    sizeof layers - 1);
+	struct watch w = { "pad h 1 16", 0 };
+	struct dojo_env_options eo;
+	dojo_env *env;
+	double pred;
+	int i, k, layout;
+
+	for (i = 0; i < 3; i++) {
+		dojo_env_options_init(&eo);
+		eo.budget = 40;
+		eo.cost = only_cost;
+		eo.cost_payload = (void *)"h f32 [32, 512+16]";
+		eo.progress = watch_progress;
+		eo.progress_payload = &w;
+		env = dojo_env_new(p, &eo);
+		CHECK(env != NULL);
+		if (!env)
+			continue;
+		agent_model = i == 2 ? dojo_agent_default_model() : NULL;
+		w.at = 0;
+		run_agent(agents[i], env, 1);
+		agent_model = NULL;
+		layout = 0;
+		for (k = 1; k < dojo_env_n_states(env); k++)
+			layout += strcmp(dojo_env_why(env, k, &pred),
+			    "layout") == 0;
+		printf("# %s%s: %d measured as 'layout', the pad %d-th\n",
+		    agents[i]->name, i == 2 ? " with the model" : "", layout,
+		    w.at);
+		CHECK(layout >= 1);
+		CHECK(w.at >= 1 && w.at <= 24);
+		CHECK(dojo_env_reward(env, dojo_env_best(env)) > log(1.5));
+		dojo_env_free(env);
+	}
+	dojo_program_free(p);
+}
+
 /* With several threads, greedy and auto measure the outer scope on
  * threads right after the tiles (the transpose has none), whatever the
  * model says; with one, it is one of the others. */
@@ -1297,6 +1355,7 @@ static const struct unit_test tests[] = {
 	  test_auto },
 	{ "greedy, auto: the outer scope on threads early", test_outer },
 	{ "greedy, auto: contiguous innermost vectors early", test_inner },
+	{ "greedy, auto: a temporary's rows padded early", test_layout },
 	{ "tiles that keep their neighbours, blocks of rows", test_neighbours },
 	{ NULL, NULL }
 };

@@ -1024,6 +1024,103 @@ dojo_c_emit(struct dojo_strbuf *out, dojo_program *prog, bool exact)
 	return dojo_c_emit_function(out, prog, exact, &fn);
 }
 
+/*
+ * Register tiles and the compiler's tuning.  GCC tuned for AMD Zen
+ * (-march=native there means -mtune=znver3) folds a vector load into
+ * each FMA that uses it as a memory operand: in a tile whose rows share
+ * the vector of a step (a 4x16 tile: 2 vectors of B, each used by 4
+ * FMAs), a step issues one load an FMA, and the loop waits on the load
+ * ports (4x16 matmul: 59 GFLOP/s; 85 tuned generic).  A kernel with such
+ * a tile is tuned generic (codegen 7, doc/measure.md).
+ */
+
+/* Whether read "acc" uses the iterator at depth "v" and not that at
+ * depth "u": one vector load shared by the unrolled copies. */
+static bool
+shared_vector(const dojo_access *acc, int u, int v)
+{
+	int64_t c, coef[DOJO_MAX_DEPTH];
+	int depth[DOJO_MAX_DEPTH], d, t, n;
+	bool has_v = false;
+
+	for (d = 0; d < dojo_access_n_indices(acc); d++) {
+		n = dojo_access_index(acc, d, &c, depth, coef);
+		for (t = 0; t < n; t++) {
+			if (depth[t] == u)
+				return false;
+			has_v |= depth[t] == v;
+		}
+	}
+	return has_v;
+}
+
+static bool
+expr_shares(const dojo_expr *e, int u, int v)
+{
+	int i;
+
+	if (dojo_expr_kind(e) == DOJO_E_ACCESS)
+		return shared_vector(dojo_expr_access(e), u, v);
+	for (i = 0; i < 2 && dojo_expr_arg(e, i); i++)
+		if (expr_shares(dojo_expr_arg(e, i), u, v))
+			return true;
+	return false;
+}
+
+/* Whether the subtree "node" at "depth" (flags[] of the scopes above)
+ * has a register tile: an update in a v scope under a u scope under a
+ * plain scope (the reduction), reading a vector that every copy of that
+ * u scope shares. */
+static bool
+has_register_tile(dojo_node *node, int depth, char *flags)
+{
+	int i, u, v = -1, loop = -1;
+
+	if (dojo_node_kind(node) == DOJO_OP) {
+		for (i = 0; i < depth; i++)
+			if (flags[i] == DOJO_FLAG_VECTOR)
+				v = i;
+			else if (flags[i] != DOJO_FLAG_UNROLL && loop < 0)
+				loop = i;
+		if (v < 0 || loop < 0 || dojo_op_update(node) == DOJO_SET)
+			return false;
+		for (u = loop + 1; u < v; u++)
+			if (flags[u] == DOJO_FLAG_UNROLL &&
+			    expr_shares(dojo_op_rhs(node), u, v))
+				return true;
+		return false;
+	}
+	if (depth >= DOJO_MAX_DEPTH)
+		return false;
+	flags[depth] = dojo_node_flag(node);
+	for (i = 0; i < dojo_node_n_children(node); i++)
+		if (has_register_tile(dojo_node_child(node, i), depth + 1,
+		    flags))
+			return true;
+	return false;
+}
+
+static bool
+program_has_register_tile(dojo_program *prog)
+{
+	char flags[DOJO_MAX_DEPTH];
+	int i;
+
+	for (i = 0; i < dojo_program_n_children(prog); i++)
+		if (has_register_tile(dojo_program_child(prog, i), 0, flags))
+			return true;
+	return false;
+}
+
+static const char tune_generic[] =
+"/* a register tile: tuned generic, so that GCC does not fold the vector\n"
+" * its rows share into each FMA as a memory operand */\n"
+"#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)\n"
+"#define DOJO_TILE_TUNE __attribute__((target(\"tune=generic\")))\n"
+"#else\n"
+"#define DOJO_TILE_TUNE\n"
+"#endif\n";
+
 int
 dojo_c_emit_function(struct dojo_strbuf *out, dojo_program *prog, bool exact,
     const struct dojo_c_function *fn)
@@ -1032,6 +1129,7 @@ dojo_c_emit_function(struct dojo_strbuf *out, dojo_program *prog, bool exact,
 	int b, d, i, arg = 0, nbuf = dojo_program_n_buffers(prog);
 	const char *params = fn->marks ? "void **args, const int64_t *dojo_n" :
 	    "void **args";
+	bool tile;
 
 	for (b = 0; fn->marks && b < nbuf; b++)
 		for (d = 0; d < dojo_buffer_ndim(prog, b); d++)
@@ -1049,9 +1147,13 @@ dojo_c_emit_function(struct dojo_strbuf *out, dojo_program *prog, bool exact,
 	dojo_c_helpers(out, "static inline");
 	if (e.vmath)
 		dojo_strbuf_puts(out, vector_math);
-	dojo_strbuf_printf(out, "%svoid %s(%s);\n\n%svoid\n%s(%s)\n{\n",
+	tile = !fn->marks && program_has_register_tile(prog);
+	if (tile)
+		dojo_strbuf_puts(out, tune_generic);
+	dojo_strbuf_printf(out, "%svoid %s(%s);\n\n%s%svoid\n%s(%s)\n{\n",
 	    fn->is_static ? "static " : "", fn->name, params,
-	    fn->is_static ? "static " : "", fn->name, params);
+	    tile ? "DOJO_TILE_TUNE " : "", fn->is_static ? "static " : "",
+	    fn->name, params);
 	e.indent = 1;
 	for (b = 0; b < nbuf; b++) {
 		if (dojo_buffer_role(prog, b) == DOJO_TEMP)

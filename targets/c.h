@@ -22,8 +22,10 @@
  * is not used (the cross targets), a vector loop's division by an
  * invariant a multiplication by its reciprocal (fast mode); 6: a vector
  * loop that copies out of a stack or register temporary is not an OpenMP
- * simd loop under GCC (which then keeps a register tile in registers). */
-#define DOJO_C_CODEGEN 6
+ * simd loop under GCC (which then keeps a register tile in registers);
+ * 7: a kernel with a register tile whose rows share a vector load is
+ * tuned generic under GCC on x86-64 (no load folded into each FMA). */
+#define DOJO_C_CODEGEN 7
 
 /* Append to "out" the C translation of "prog".  0 or -1 with the last
  * error set.  Flags: p is an OpenMP parallel loop (temporaries private to

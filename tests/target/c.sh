@@ -61,9 +61,19 @@ if grep -q __GNUC__ "$tmp/macros" && ! grep -q __clang__ "$tmp/macros" &&
 	awk '/vfmadd/ && !f { f = 1 } f && /\(%rsp\)/ { n++ } f && /^\tj/ { exit }
 	    END { exit !(f && n == 0) }' "$tmp/mmb.s"
 	ok $? "compiled by GCC, the k loop keeps the tile in registers (no stack operand)"
+	# the 4x16 tile's rows share each vector of B: tuned generic, GCC
+	# loads it once, not once an FMA as a memory operand (codegen 7)
+	awk '/vfmadd/ && !f { f = 1 } f && /vfmadd.*\(/ { n++ }
+	    f && /^\tj/ { exit } END { exit !(f && n == 0) }' "$tmp/mmb.s"
+	ok $? "compiled by GCC, no FMA of the tile takes its vector from memory"
 else
 	skip "the tile in registers" "not GCC on x86-64 with AVX2"
+	skip "the tile's vectors loaded once" "not GCC on x86-64 with AVX2"
 fi
+grep -q '^DOJO_TILE_TUNE void$' "$tmp/mmb.c"
+ok $? "emit: a kernel with a register tile is tuned generic (DOJO_TILE_TUNE)"
+"$PERFDOJO" emit "$top_srcdir/examples/softmax.dojo" | grep -q DOJO_TILE_TUNE
+same 1 $? "emit: a kernel without one is not"
 # the panel: allocated once a thread, in a parallel region, before the
 # loop whose iterations reuse it, and freed after it
 awk '/#pragma omp parallel$/ { p = NR } /b_B_p = dojo_alloc\(8192 \* sizeof/ && NR == p + 2 { c = NR }

@@ -23,7 +23,7 @@
  *
  * The factors come from the target's vector registers
  * (dojo_target_vectors): first the shapes of half the registers in
- * accumulators, a row of one vector first (8x8 on AVX2, 16x16 with
+ * accumulators, a row of two vectors first (4x16 on AVX2, 8x32 with
  * AVX-512, for f32), then of a quarter, then fixed ones (see shapes()).
  *
  * Every move is a legal action of the state it is played on (the
@@ -588,11 +588,14 @@ fused(dojo_env *env, int state, const int *opath, int m, uint64_t spatial,
  * "elem" bytes in "regs" vector registers of "bytes": their count.  First
  * those of regs / 2 accumulators (the other half holds the loaded
  * vectors and broadcasts; 8 on AVX2, 16 with AVX-512, enough independent
- * FMAs to cover their latency), then of regs / 4, each with the fewest
- * vectors a row first: a row of one vector loads one vector a step, used
- * by every row, which a compiler keeps in a register (GCC tuned for AMD
- * Zen folds a vector used by several FMAs into each, as a memory operand:
- * twice the loads).  Then fixed ones (rows by 4, 8, 2; columns by 16,
+ * FMAs to cover their latency), then of regs / 4, each with two vectors
+ * a row first, then one, then four: two vectors a row load 2 vectors and
+ * broadcast regs / 4 elements a step (4x16 on AVX2: 6 loads for 8
+ * FMAs), one vector a row 1 and regs / 2 (8x8: 9 for 8); the code
+ * generator keeps each loaded vector in a register (codegen 7, tuned
+ * generic: GCC tuned for AMD Zen folds it into each FMA as a memory
+ * operand).  On AVX2, 4x16 is 1.18x 8x8 on the 512 matmul, 1.25x on
+ * mlp.  Then fixed ones (rows by 4, 8, 2; columns by 16,
  * 8, 4, 2) for a machine of no vectors.  Each factor divides its scope
  * and is smaller; with "whole", that of u may be all of it (a scope of
  * rows that is a block already: fused()). */
@@ -601,11 +604,15 @@ shapes(int64_t us, int64_t ws, int elem, int bytes, int regs, bool whole,
     int out[SHAPES][2])
 {
 	static const int u_fixed[] = { 4, 8, 2 }, w_fixed[] = { 16, 8, 4, 2 };
+	static const int vecs[] = { 2, 1, 4 };
 	int cand[64][2], nc = 0, n = 0, lanes = bytes / elem, acc, v, i, j;
 
 	for (acc = regs / 2; lanes > 0 && acc >= 2 && acc >= regs / 4;
 	    acc /= 2)
-		for (v = 1; v <= 4 && acc / v >= 2; v *= 2) {
+		for (i = 0; i < 3; i++) {
+			v = vecs[i];
+			if (acc / v < 2)
+				continue;
 			cand[nc][0] = acc / v;
 			cand[nc++][1] = v * lanes;
 		}

@@ -449,14 +449,14 @@ test_tiles(void)
 	n = dojo_agent_tiles(env, 0, tiles, 16);
 	for (i = 0; i < n; i++)
 		printf("# tile %d: %s\n", i, tiles[i].text);
-	/* 16 registers of 8 floats (main): 8 accumulators, 8x8 first as a
-	 * tile that keeps its neighbours (the zeroing in the registers:
-	 * rows outside, then the panel of A; columns outside, then the
-	 * panel of B), then apart from them (also with the column blocks
-	 * outside and the panel of B packed) and 4x16, then 4, 4x8 and
-	 * 2x16 */
+	/* 16 registers of 8 floats (main): 8 accumulators, 4x16 (two
+	 * vectors a row) first as a tile that keeps its neighbours (the
+	 * zeroing in the registers: rows outside, then the panel of A;
+	 * columns outside, then the panel of B), then apart from them
+	 * (also with the column blocks outside and the panel of B packed)
+	 * and 8x8, then 4 accumulators, 2x16 and 4x8 */
 	CHECK(n == 9);
-	CHECK_STR(tiles[0].text, "split 0 8; split 0.0.0 8; swap 0.0; "
+	CHECK_STR(tiles[0].text, "split 0 4; split 0.0.0 16; swap 0.0; "
 	    "cache 0.0.0 C stack; fission 0.0.0.0 1; fission 0.0.0 1; "
 	    "unroll 0.0.0; vectorize 0.0.0.0; swap 0.0.1.0; swap 0.0.1; "
 	    "unroll 0.0.1.0; vectorize 0.0.1.0.0; unroll 0.0.2; "
@@ -470,35 +470,35 @@ test_tiles(void)
 		text = dojo_program_print(dojo_env_program(env,
 		    tiles[0].state), false);
 		printf("%s", text);
-		CHECK(strstr(text, "C_c f32 [8, 8] stack\n"
-		    "2 | 4 | 8:u | 8:v | C_c[{2}, {3}] = 0\n"
-		    "  |   | 8   | 8:u | 8:v | C_c[{3}, {4}] += "
-		    "A[{0}*8 + {3}, {2}] * B[{2}, {1}*8 + {4}]\n"
-		    "  |   | 8:u | 8:v | C[{0}*8 + {2}, {1}*8 + {3}] = "
+		CHECK(strstr(text, "C_c f32 [4, 16] stack\n"
+		    "4 | 2 | 4:u | 16:v | C_c[{2}, {3}] = 0\n"
+		    "  |   | 8   | 4:u  | 16:v | C_c[{3}, {4}] += "
+		    "A[{0}*4 + {3}, {2}] * B[{2}, {1}*16 + {4}]\n"
+		    "  |   | 4:u | 16:v | C[{0}*4 + {2}, {1}*16 + {3}] = "
 		    "C_c[{2}, {3}]\n") != NULL);
 		free(text);
 		memmove(tiles, tiles + 4, 5 * sizeof *tiles);
 		n = 5;
 	}
-	CHECK_STR(tiles[0].text, "fission 0.0 1; fission 0 1; split 1 8; "
-	    "split 1.0.0 8; swap 1.0.0.0; swap 1.0; swap 1.0.0; "
+	CHECK_STR(tiles[0].text, "fission 0.0 1; fission 0 1; split 1 4; "
+	    "split 1.0.0 16; swap 1.0.0.0; swap 1.0; swap 1.0.0; "
 	    "unroll 1.0.0.0; vectorize 1.0.0.0.0; cache 1.0.0 C stack");
-	CHECK_STR(tiles[1].text, "fission 0.0 1; fission 0 1; split 1 8; "
-	    "split 1.0.0 8; swap 1.0; swap 1; swap 1.0.0.0; swap 1.0.0; "
+	CHECK_STR(tiles[1].text, "fission 0.0 1; fission 0 1; split 1 4; "
+	    "split 1.0.0 16; swap 1.0; swap 1; swap 1.0.0.0; swap 1.0.0; "
 	    "unroll 1.0.0.0; vectorize 1.0.0.0.0; cache 1.0.0 C stack; "
 	    "pack 1.0 B 0,1; vectorize 1.0.0");
-	CHECK(n == 5 && strstr(tiles[2].text, "split 1 4; split 1.0.0 16;"));
-	CHECK(n == 5 && strstr(tiles[3].text, "split 1 4; split 1.0.0 8;"));
-	CHECK(n == 5 && strstr(tiles[4].text, "split 1 2; split 1.0.0 16;"));
+	CHECK(n == 5 && strstr(tiles[2].text, "split 1 8; split 1.0.0 8;"));
+	CHECK(n == 5 && strstr(tiles[3].text, "split 1 2; split 1.0.0 16;"));
+	CHECK(n == 5 && strstr(tiles[4].text, "split 1 4; split 1.0.0 8;"));
 	if (n == 5) {
 		text = dojo_program_print(dojo_env_program(env,
 		    tiles[1].state), false);
 		printf("%s", text);
-		/* an 8x8 panel of B a column block, copied by vectors,
+		/* an 8x16 panel of B a column block, copied by vectors,
 		 * read by the tile */
-		CHECK(strstr(text, "B_p f32 [8, 8] heap\n") != NULL);
-		CHECK(strstr(text, "4  | 8  | 8:v | B_p[{1}, {2}] = "
-		    "B[{1}, {0}*8 + {2}]\n") != NULL);
+		CHECK(strstr(text, "B_p f32 [8, 16] heap\n") != NULL);
+		CHECK(strstr(text, "2  | 8  | 16:v | B_p[{1}, {2}] = "
+		    "B[{1}, {0}*16 + {2}]\n") != NULL);
 		CHECK(strstr(text, "* B_p[{2}, {4}]\n") != NULL);
 		free(text);
 	}
@@ -509,12 +509,12 @@ test_tiles(void)
 	text = dojo_program_print(dojo_env_program(env, tiles[0].state),
 	    false);
 	printf("%s", text);
-	CHECK(strstr(text, "2  | 4  | 8 | 8   | C_c[{2}, {3}] = "
-	    "C[{0}*8 + {2}, {1}*8 + {3}]\n") != NULL);
-	CHECK(strstr(text, "   |    | 8 | 8:u | 8:v | C_c[{3}, {4}] += "
-	    "A[{0}*8 + {3}, {2}] * B[{2}, {1}*8 + {4}]\n") != NULL);
-	CHECK(strstr(text, "   |    | 8 | 8   | C[{0}*8 + {2}, "
-	    "{1}*8 + {3}] = C_c[{2}, {3}]\n") != NULL);
+	CHECK(strstr(text, "4  | 2  | 4 | 16  | C_c[{2}, {3}] = "
+	    "C[{0}*4 + {2}, {1}*16 + {3}]\n") != NULL);
+	CHECK(strstr(text, "   |    | 8 | 4:u | 16:v | C_c[{3}, {4}] += "
+	    "A[{0}*4 + {3}, {2}] * B[{2}, {1}*16 + {4}]\n") != NULL);
+	CHECK(strstr(text, "   |    | 4 | 16  | C[{0}*4 + {2}, "
+	    "{1}*16 + {3}] = C_c[{2}, {3}]\n") != NULL);
 	free(text);
 	end = tiles[0].state;
 	/* after the tile: no other tile; the panel of A (rows outside:
@@ -609,13 +609,13 @@ test_neighbours(void)
 		text = dojo_program_print(dojo_env_program(env,
 		    tiles[0].state), false);
 		printf("%s", text);
-		CHECK(strstr(text, "h_c f32 [8, 8] stack\n"
-		    "2 | 4 | 8:u | 8:v | h_c[{2}, {3}] = b[{1}*8 + {3}]\n"
-		    "  |   | 8   | 8:u | 8:v | h_c[{3}, {4}] += "
-		    "x[{0}*8 + {3}, {2}] * W[{2}, {1}*8 + {4}]\n"
-		    "  |   | 8:u | 8:v | h_c[{2}, {3}] = "
+		CHECK(strstr(text, "h_c f32 [4, 16] stack\n"
+		    "4 | 2 | 4:u | 16:v | h_c[{2}, {3}] = b[{1}*16 + {3}]\n"
+		    "  |   | 8   | 4:u  | 16:v | h_c[{3}, {4}] += "
+		    "x[{0}*4 + {3}, {2}] * W[{2}, {1}*16 + {4}]\n"
+		    "  |   | 4:u | 16:v | h_c[{2}, {3}] = "
 		    "max(h_c[{2}, {3}], 0)\n"
-		    "  |   | 8:u | 8:v | h[{0}*8 + {2}, {1}*8 + {3}] = "
+		    "  |   | 4:u | 16:v | h[{0}*4 + {2}, {1}*16 + {3}] = "
 		    "h_c[{2}, {3}]\n") != NULL);
 		free(text);
 		CHECK(same_output(env, 0, tiles[0].state, "h"));

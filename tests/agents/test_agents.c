@@ -1141,6 +1141,33 @@ watch_progress(dojo_env *env, int state, void *payload)
 		w->at = dojo_env_used(env);
 }
 
+/* "agent" (with the shipped model when "model") on "p" for "budget"
+ * measurements of only_cost("pays"), watching for w's action: its
+ * environment, NULL when none was made. */
+static dojo_env *
+watched_run(const struct dojo_agent *agent, bool model, dojo_program *p,
+    int budget, const char *pays, struct watch *w)
+{
+	struct dojo_env_options eo;
+	dojo_env *env;
+
+	dojo_env_options_init(&eo);
+	eo.budget = budget;
+	eo.cost = only_cost;
+	eo.cost_payload = (void *)pays;
+	eo.progress = watch_progress;
+	eo.progress_payload = w;
+	env = dojo_env_new(p, &eo);
+	CHECK(env != NULL);
+	if (!env)
+		return NULL;
+	agent_model = model ? dojo_agent_default_model() : NULL;
+	w->at = 0;
+	run_agent(agent, env, 1);
+	agent_model = NULL;
+	return env;
+}
+
 /* A row's max, then the exponential of each element less it (contiguous
  * along the rows), then a transposed copy (not contiguous along its
  * innermost scope). */
@@ -1164,26 +1191,14 @@ test_inner(void)
 	};
 	dojo_program *p = dojo_program_parse("r.dojo", rows, sizeof rows - 1);
 	struct watch w = { "vectorize 0.2", 0 };
-	struct dojo_env_options eo;
 	dojo_env *env;
 	double pred;
 	int i, k, at, inner;
 
 	for (i = 0; i < 3; i++) {
-		dojo_env_options_init(&eo);
-		eo.budget = 30;
-		eo.cost = only_cost;
-		eo.cost_payload = (void *)"| 96:v | B[";
-		eo.progress = watch_progress;
-		eo.progress_payload = &w;
-		env = dojo_env_new(p, &eo);
-		CHECK(env != NULL);
+		env = watched_run(agents[i], i == 2, p, 30, "| 96:v | B[", &w);
 		if (!env)
 			continue;
-		agent_model = i == 2 ? dojo_agent_default_model() : NULL;
-		w.at = 0;
-		run_agent(agents[i], env, 1);
-		agent_model = NULL;
 		at = w.at;
 		inner = 0;
 		for (k = 1; k < dojo_env_n_states(env); k++) {
@@ -1230,26 +1245,15 @@ test_layout(void)
 	dojo_program *p = dojo_program_parse("l.dojo", layers,
 	    sizeof layers - 1);
 	struct watch w = { "pad h 1 16", 0 };
-	struct dojo_env_options eo;
 	dojo_env *env;
 	double pred;
 	int i, k, layout;
 
 	for (i = 0; i < 3; i++) {
-		dojo_env_options_init(&eo);
-		eo.budget = 40;
-		eo.cost = only_cost;
-		eo.cost_payload = (void *)"h f32 [32, 512+16]";
-		eo.progress = watch_progress;
-		eo.progress_payload = &w;
-		env = dojo_env_new(p, &eo);
-		CHECK(env != NULL);
+		env = watched_run(agents[i], i == 2, p, 40,
+		    "h f32 [32, 512+16]", &w);
 		if (!env)
 			continue;
-		agent_model = i == 2 ? dojo_agent_default_model() : NULL;
-		w.at = 0;
-		run_agent(agents[i], env, 1);
-		agent_model = NULL;
 		layout = 0;
 		for (k = 1; k < dojo_env_n_states(env); k++)
 			layout += strcmp(dojo_env_why(env, k, &pred),

@@ -1152,7 +1152,7 @@ dojo_c_emit_function(struct dojo_strbuf *out, dojo_program *prog, bool exact,
 		dojo_strbuf_puts(out, tune_generic);
 	dojo_strbuf_printf(out, "%svoid %s(%s);\n\n%s%svoid\n%s(%s)\n{\n",
 	    fn->is_static ? "static " : "", fn->name, params,
-	    tile ? "DOJO_TILE_TUNE " : "", fn->is_static ? "static " : "",
+	    tile ? "DOJO_TILE_TUNE\n" : "", fn->is_static ? "static " : "",
 	    fn->name, params);
 	e.indent = 1;
 	for (b = 0; b < nbuf; b++) {

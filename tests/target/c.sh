@@ -70,7 +70,7 @@ else
 	skip "the tile in registers" "not GCC on x86-64 with AVX2"
 	skip "the tile's vectors loaded once" "not GCC on x86-64 with AVX2"
 fi
-grep -q '^DOJO_TILE_TUNE void$' "$tmp/mmb.c"
+grep -A1 '^DOJO_TILE_TUNE$' "$tmp/mmb.c" | grep -q '^void$'
 ok $? "emit: a kernel with a register tile is tuned generic (DOJO_TILE_TUNE)"
 "$PERFDOJO" emit "$top_srcdir/examples/softmax.dojo" | grep -q DOJO_TILE_TUNE
 same 1 $? "emit: a kernel without one is not"

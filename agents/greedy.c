@@ -452,7 +452,7 @@ climb_init(struct greedy *g, dojo_env *env, struct climb *c)
 	const int *children;
 	struct dojo_tile tiles[MAX_TILES];
 	char text[256];
-	int n, nt, i, size;
+	int n, nt, i, size, pad = move_kind("pad");
 
 	memset(c, 0, sizeof *c);
 	n = dojo_env_expand(env, g->cur, &actions, &children);
@@ -480,8 +480,7 @@ climb_init(struct greedy *g, dojo_env *env, struct climb *c)
 				c->kind[i] = TILE - 1;
 			c->hint[i] = outer_parallel(env, g->cur, &actions[i]) ?
 			    HINT_OUTER : inner_vector(env, g->cur, &actions[i]) ?
-			    HINT_INNER : c->kind[i] == move_kind("pad") ?
-			    HINT_LAYOUT : 0;
+			    HINT_INNER : c->kind[i] == pad ? HINT_LAYOUT : 0;
 			c->text[i] = strdup(text);
 		} else {
 			c->state[i] = tiles[i - n].state;

@@ -71,6 +71,28 @@ count_ints(const char *args)
 	return n;
 }
 
+/* The orders of buffer "b" that its move's values name: each value d
+ * moves dimension d last, the others keeping their order. */
+static int
+offer_orders(struct list_ctx *c, struct dojo_action *a, int b)
+{
+	int64_t vals[DOJO_MAX_DIMS];
+	int nd = c->mv->prog->decls->buf[b].ndim, n, k, j, r;
+
+	if (!a->move->values)
+		return 0;
+	n = a->move->values(c->mv, a, 0, vals, DOJO_MAX_DIMS);
+	a->nperm = nd;
+	for (k = 0; k < n; k++) {
+		for (j = 0; j < nd - 1; j++)
+			a->perm[j] = j < vals[k] ? j : j + 1;
+		a->perm[nd - 1] = (int)vals[k];
+		if ((r = offer(c, a)) != 0)
+			return r;
+	}
+	return 0;
+}
+
 static int
 offer_names(struct list_ctx *c, struct dojo_action *a)
 {
@@ -100,7 +122,10 @@ offer_names(struct list_ctx *c, struct dojo_action *a)
 			if (prog->decls->buf[i].role != DOJO_TEMP)
 				continue;
 			strcpy(a->buffer, prog->decls->buf[i].name);
-			if (strchr(args, 'L')) {
+			if (strchr(args, 'P')) {
+				if ((r = offer_orders(c, a, i)) != 0)
+					return r;
+			} else if (strchr(args, 'L')) {
 				for (j = 0; j < 4; j++) {
 					a->loc = j;
 					if ((r = offer(c, a)) != 0)

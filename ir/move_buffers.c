@@ -1,12 +1,13 @@
 /* move_buffers.c: the moves of the declarations: move, fold, unfold,
- * reuse, pad (doc/moves.md) */
+ * reuse, pad, permute (doc/moves.md) */
 #include "config.h"
 #include "ir/moves_private.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 /*
- * move B LOC, fold B d n, unfold B d, reuse B A, pad B d n
+ * move B LOC, fold B d n, unfold B d, reuse B A, pad B d n, permute B ORDER
  */
 
 /* 1 when an access to the buffer uses an iterator of a scope that is not
@@ -479,4 +480,183 @@ reuse_apply(dojo_legality *mv, const struct dojo_action *a)
 	/* the arrays stay in their order; keep those of one buffer together
 	 * as the printer lists them by buffer */
 	return with_decls(mv->prog, d);
+}
+
+/*
+ * permute B ORDER: dimension k of the stored buffer is dimension ORDER[k]
+ * of the old one; every access's indices follow.  The values are the
+ * same, only where they lie changes, so it is legal on any temporary
+ * with a layout of its own.
+ */
+
+struct permute_ctx {
+	const dojo_program *prog;
+	int buffer;
+	const int *perm;
+};
+
+static int
+permute_access(struct dojo_access *acc, void *payload)
+{
+	const struct permute_ctx *pc = payload;
+	struct dojo_aff old[DOJO_MAX_DIMS];
+	int k;
+
+	if (pc->prog->decls->arr[acc->array].buffer != pc->buffer)
+		return 0;
+	memcpy(old, acc->idx, sizeof *old * acc->nidx);
+	for (k = 0; k < acc->nidx; k++)
+		acc->idx[k] = old[pc->perm[k]];
+	return 0;
+}
+
+/* What permute_values looks for: the dimensions of "buffer" that the
+ * innermost scope around an access walks, its last dimension not. */
+struct walked {
+	const dojo_program *prog;
+	int buffer;
+	bool dim[DOJO_MAX_DIMS];
+};
+
+static bool
+uses(const struct dojo_aff *x, int d)
+{
+	int j;
+
+	for (j = 0; j < x->n; j++)
+		if (x->t[j].d == d)
+			return true;
+	return false;
+}
+
+static int
+walked_dims(struct scan *sc, struct dojo_access *acc, bool write)
+{
+	struct walked *w = sc->payload;
+	int k, in = sc->depth - 1;
+
+	(void)write;
+	if (w->prog->decls->arr[acc->array].buffer != w->buffer || in < 0 ||
+	    acc->nidx < 2 || uses(&acc->idx[acc->nidx - 1], in))
+		return 0;
+	for (k = 0; k < acc->nidx - 1; k++)
+		if (uses(&acc->idx[k], in))
+			w->dim[k] = true;
+	return 0;
+}
+
+/* The candidates of permute B: the dimensions d that an innermost scope
+ * walks while the last one stays, each a value (the order then moves d
+ * last: that scope's accesses become contiguous). */
+int
+permute_values(dojo_legality *mv, const struct dojo_action *a, int i,
+    int64_t *out, int max)
+{
+	struct walked w = { mv->prog, -1, { false } };
+	struct scan sc = { .fn = walked_dims, .payload = &w };
+	const struct dojo_buffer *b;
+	int d, n = 0;
+
+	(void)i;
+	w.buffer = dojo_program_find_buffer(mv->prog, a->buffer);
+	if (w.buffer < 0)
+		return 0;
+	b = &mv->prog->decls->buf[w.buffer];
+	if (b->loc == DOJO_REG || b->ndim < 2)
+		return 0;
+	scan_program(&sc, mv->prog);
+	for (d = 0; d < b->ndim - 1 && n < max; d++)
+		if (w.dim[d] && b->ext[d] > 1)
+			out[n++] = d;
+	return n;
+}
+
+int
+permute_check(dojo_legality *mv, const struct dojo_action *a)
+{
+	const struct dojo_buffer *b;
+	bool seen[DOJO_MAX_DIMS] = { false }, same = true;
+	int bi, k;
+
+	if (need_buffer(a, mv, a->buffer, &bi) < 0)
+		return -1;
+	b = &mv->prog->decls->buf[bi];
+	if (b->role != DOJO_TEMP)
+		return refuse(a, "'%s' is a kernel argument (its layout is "
+		    "the caller's)", b->name);
+	if (b->loc == DOJO_REG)
+		return refuse(a, "'%s' is in registers: it has no layout",
+		    b->name);
+	if (!backs_one_array(mv->prog, bi))
+		return refuse(a, "'%s' backs several arrays", b->name);
+	if (a->nperm != b->ndim)
+		return refuse(a, "the order names %d dimensions, '%s' has %d",
+		    a->nperm, b->name, b->ndim);
+	for (k = 0; k < a->nperm; k++) {
+		if (a->perm[k] < 0 || a->perm[k] >= b->ndim ||
+		    seen[a->perm[k]])
+			return refuse(a, "the order is not a permutation of "
+			    "0..%d", b->ndim - 1);
+		seen[a->perm[k]] = true;
+		same = same && a->perm[k] == k;
+	}
+	if (same)
+		return refuse(a, "the order changes nothing");
+	for (k = 0; k < b->ndim; k++)
+		if (b->fold[k] || b->pad[k])
+			return refuse(a, "dimension %d of '%s' is %s (permute "
+			    "first)", k, b->name, b->fold[k] ? "folded" :
+			    "padded");
+	return check_flags_after(mv, a, a->buffer);
+}
+
+dojo_program *
+permute_apply(dojo_legality *mv, const struct dojo_action *a)
+{
+	struct dojo_decls *d = decls_copy(mv->prog->decls);
+	struct permute_ctx pc = { mv->prog, -1, a->perm };
+	struct rewrite rw = { NULL, permute_access, &pc };
+	struct dojo_node **kids;
+	struct dojo_buffer *b;
+	dojo_program *p = NULL;
+	int64_t ext[DOJO_MAX_DIMS];
+	int i, n = 0;
+
+	if (!d)
+		return NULL;
+	pc.buffer = dojo_program_find_buffer(mv->prog, a->buffer);
+	b = &d->buf[pc.buffer];
+	memcpy(ext, b->ext, sizeof ext);
+	for (i = 0; i < b->ndim; i++)
+		b->ext[i] = ext[a->perm[i]];
+	kids = calloc(mv->prog->n + 1, sizeof *kids);
+	if (!kids)
+		goto out;
+	for (n = 0; n < mv->prog->n; n++)
+		if (!(kids[n] = rewrite_tree(mv->prog->kids[n], &rw)))
+			goto out;
+	/* the children and the declarations are taken */
+	p = replace_children(mv->prog, NULL, 0, kids, n, d);
+	d = NULL;
+	n = 0;
+out:
+	while (n--)
+		dojo_node_unref(kids[n]);
+	free(kids);
+	if (d)
+		dojo_decls_unref(d);
+	return p;
+}
+
+int
+permute_inverse(struct dojo_action *out, dojo_legality *mv,
+    const struct dojo_action *a)
+{
+	int k;
+
+	(void)mv;
+	*out = *a;
+	for (k = 0; k < a->nperm; k++)
+		out->perm[a->perm[k]] = k;
+	return 0;
 }

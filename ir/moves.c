@@ -215,6 +215,9 @@ const struct dojo_move moves[] = {
 	  rfactor_check, rfactor_apply, NULL, NULL },
 	{ "pad", "B d n", "store n more slots of dimension d: rows further "
 	  "apart", 0, false, pad_check, pad_apply, NULL, pad_values },
+	{ "permute", "B P", "store a temporary's dimensions in the order P",
+	  0, false, permute_check, permute_apply, permute_inverse,
+	  permute_values },
 };
 const int n_moves = sizeof moves / sizeof *moves;
 

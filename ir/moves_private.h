@@ -202,11 +202,14 @@ bool under_flag(dojo_program *prog, const int *path, int n, char flag);
 int check_flags_after(dojo_legality *mv, const struct dojo_action *a,
     const char *touched);
 
-/* move_buffers.c: move B LOC, fold B d n, unfold B d, reuse B A. */
-move_check_fn move_check, fold_check, unfold_check, reuse_check, pad_check;
-move_apply_fn move_apply, fold_apply, unfold_apply, reuse_apply, pad_apply;
-move_inverse_fn move_inverse, fold_inverse, unfold_inverse;
-move_values_fn fold_values, unfold_values, pad_values;
+/* move_buffers.c: move B LOC, fold B d n, unfold B d, reuse B A, pad B d n,
+ * permute B ORDER. */
+move_check_fn move_check, fold_check, unfold_check, reuse_check, pad_check,
+    permute_check;
+move_apply_fn move_apply, fold_apply, unfold_apply, reuse_apply, pad_apply,
+    permute_apply;
+move_inverse_fn move_inverse, fold_inverse, unfold_inverse, permute_inverse;
+move_values_fn fold_values, unfold_values, pad_values, permute_values;
 
 /* What reg_violation, a function of a scan, looks for: the accesses to
  * "buffer" (-1: to every reg buffer) whose indices use a scope that is

@@ -1114,8 +1114,10 @@ program_has_register_tile(dojo_program *prog)
 
 static const char tune_generic[] =
 "/* a register tile: tuned generic, so that GCC does not fold the vector\n"
-" * its rows share into each FMA as a memory operand */\n"
-"#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)\n"
+" * its rows share into each FMA as a memory operand (-DDOJO_NATIVE_TUNE:\n"
+" * not) */\n"
+"#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && \\\n"
+"    !defined(DOJO_NATIVE_TUNE)\n"
 "#define DOJO_TILE_TUNE __attribute__((target(\"tune=generic\")))\n"
 "#else\n"
 "#define DOJO_TILE_TUNE\n"

@@ -195,17 +195,21 @@ split(struct build *b, int top, int *lab, int *len, int label, int f,
 	return 0;
 }
 
+#define SHORT 4		/* a reduction scope unrolled in a tile, at most */
+
 /* The register tile's last moves: the inner scope of u unrolled, that
  * of w a vector, and the written array "array" cached on the stack over
  * the reduction scopes right above them (its tile stays in a local copy
- * through the whole reduction).  Each move is played only when the
- * previous ones were; 0 or -2. */
+ * through the whole reduction); the reduction scopes of at most SHORT
+ * iterations right above ui unrolled as well.  Each move is played only
+ * when the previous ones were; 0 or -2. */
 static int
 finish(struct build *b, int top, const int *lab, int len, int m,
-    uint64_t spatial, const char *array)
+    uint64_t spatial, const char *array, int store)
 {
-	char addr[3 * DOJO_MAX_DEPTH];
-	int x, rc;
+	char addr[3 * DOJO_MAX_DEPTH], order[64];
+	dojo_program *prog;
+	int x, rc, nb, nd, d, k;
 
 	nest_address(addr, sizeof addr, top, len - 2);
 	if ((rc = play(b, "unroll %s", addr)) < 0)
@@ -213,6 +217,22 @@ finish(struct build *b, int top, const int *lab, int len, int m,
 	nest_address(addr, sizeof addr, top, len - 1);
 	if ((rc = play(b, "vectorize %s", addr)) < 0)
 		return rc == -1 ? 0 : rc;
+	/* the short reduction scopes right above ui (a convolution's taps)
+	 * unrolled too: the tile's rows then run as one block of FMAs */
+	for (x = len - 3; x >= 0 && lab[x] < m &&
+	    !(spatial & ((uint64_t)1 << lab[x])); x--) {
+		int path[DOJO_MAX_DEPTH] = { top };
+		dojo_node *n = dojo_program_lookup(dojo_env_program(b->env,
+		    b->state), path, x + 1);
+
+		if (!n || dojo_node_size(n) > SHORT)
+			break;
+		nest_address(addr, sizeof addr, top, x);
+		if ((rc = play(b, "unroll %s", addr)) < 0)
+			break;
+	}
+	if (rc == -2)
+		return rc;
 	for (x = len - 2; x > 0 && lab[x - 1] < m &&
 	    !(spatial & ((uint64_t)1 << lab[x - 1])); x--)
 		;
@@ -220,6 +240,20 @@ finish(struct build *b, int top, const int *lab, int len, int m,
 		return 0;
 	nest_address(addr, sizeof addr, top, x);
 	rc = play(b, "cache %s %s stack", addr, array);
+	if (rc < 0 || store < 0)
+		return rc == -1 ? 0 : rc;
+	/* the vector runs along dimension "store" of the array: its copy
+	 * (the buffer the cache declared last) stores that dimension last */
+	prog = dojo_env_program(b->env, b->state);
+	nb = dojo_program_n_buffers(prog) - 1;
+	nd = dojo_buffer_ndim(prog, nb);
+	if (store >= nd - 1)
+		return 0;
+	for (d = 0, k = 0; d < nd; d++)
+		if (d != store)
+			k += snprintf(order + k, sizeof order - k, "%d,", d);
+	snprintf(order + k, sizeof order - k, "%d", store);
+	rc = play(b, "permute %s %s", dojo_buffer_name(prog, nb), order);
 	return rc == -1 ? 0 : rc;
 }
 
@@ -290,11 +324,13 @@ unflag(struct build *b, const int *path, int m, uint64_t spatial)
  * state, -1 when a move of its nest is refused, -2 on an error.  With
  * "columns", the blocks of w run outside those of u (the order of a
  * matrix library's kernel, whose panel of B then serves every block of
- * rows: panels_of). */
+ * rows: panels_of).  With "store" >= 0 (the dimension of the array that
+ * w indexes, not its last), the cached tile stores that dimension last
+ * (permute), so that the vector is contiguous in it. */
 static int
 tile(dojo_env *env, int state, const int *opath, int m, uint64_t spatial,
     const char *array, int u, int a, int w, int bf, bool columns,
-    char *text)
+    int store, char *text)
 {
 	struct build b = { env, state, "", 0 };
 	int path[DOJO_MAX_DEPTH], lab[DOJO_MAX_DEPTH], len = m, d, rc;
@@ -311,7 +347,8 @@ tile(dojo_env *env, int state, const int *opath, int m, uint64_t spatial,
 	    (columns && (rc = raise_above(&b, path[0], lab, len, w, u)) < 0) ||
 	    (rc = sink(&b, path[0], lab, len, m + 1, len - 1)) < 0 ||
 	    (rc = sink(&b, path[0], lab, len, m, len - 2)) < 0 ||
-	    (rc = finish(&b, path[0], lab, len, m, spatial, array)) < 0)
+	    (rc = finish(&b, path[0], lab, len, m, spatial, array,
+	    store)) < 0)
 		return rc;
 	memcpy(text, b.text, sizeof b.text);
 	return b.state;
@@ -595,7 +632,10 @@ fused(dojo_env *env, int state, const int *opath, int m, uint64_t spatial,
  * generator keeps each loaded vector in a register (codegen 7, tuned
  * generic: GCC tuned for AMD Zen folds it into each FMA as a memory
  * operand).  On AVX2, 4x16 is 1.18x 8x8 on the 512 matmul, 1.25x on
- * mlp.  Then fixed ones (rows by 4, 8, 2; columns by 16,
+ * mlp.  Where such a count of rows does not divide u, the largest
+ * that does, down to three quarters of it, follows it (14 rows of 16
+ * lanes over 56 columns: conv2d's channel tile, channel_tiles()).
+ * Then fixed ones (rows by 4, 8, 2; columns by 16,
  * 8, 4, 2) for a machine of no vectors.  Each factor divides its scope
  * and is smaller; with "whole", that of u may be all of it (a scope of
  * rows that is a block already: fused()). */
@@ -615,6 +655,15 @@ shapes(int64_t us, int64_t ws, int elem, int bytes, int regs, bool whole,
 				continue;
 			cand[nc][0] = acc / v;
 			cand[nc++][1] = v * lanes;
+			/* rows that do not divide u: the most that do,
+			 * down to three quarters (14 of 56 for 16) */
+			for (j = acc / v - 1; us % (acc / v) &&
+			    4 * j >= 3 * (acc / v); j--)
+				if (us % j == 0) {
+					cand[nc][0] = j;
+					cand[nc++][1] = v * lanes;
+					break;
+				}
 		}
 	for (i = 0; i < 3; i++)
 		for (j = 0; j < 4; j++) {
@@ -889,7 +938,7 @@ with_panels(struct walk *wk, int m, uint64_t spatial, const char *array,
 	int k;
 
 	k = tile(wk->env, wk->state, wk->path, m, spatial, array, u, a, w,
-	    bf, true, text);
+	    bf, true, -1, text);
 	if (k == -2)
 		return -1;
 	return k < 0 ? 0 : add_panels(wk, k, text, false);
@@ -916,14 +965,110 @@ with_neighbours(struct walk *wk, int m, uint64_t spatial, const char *array,
 	return 0;
 }
 
+/* Whether "e" reads an array with the iterator of depth "v" in an index
+ * of other terms too (a window, h + r): no copy makes v's elements of it
+ * contiguous. */
+static bool
+read_shifted(const dojo_expr *e, int v)
+{
+	const dojo_access *acc;
+	int depth[DOJO_MAX_DEPTH], n, i, t;
+	int64_t coef[DOJO_MAX_DEPTH], c;
+
+	switch (dojo_expr_kind(e)) {
+	case DOJO_E_NUM:
+		return false;
+	case DOJO_E_ACCESS:
+		acc = dojo_expr_access(e);
+		for (i = 0; i < dojo_access_n_indices(acc); i++) {
+			n = dojo_access_index(acc, i, &c, depth, coef);
+			for (t = 0; t < n; t++)
+				if (depth[t] == v && coef[t] != 0 &&
+				    (n > 1 || coef[t] != 1))
+					return true;
+		}
+		return false;
+	case DOJO_E_NEG:
+		return read_shifted(dojo_expr_arg(e, 0), v);
+	case DOJO_E_CALL:
+		for (i = 0; i < 2 && dojo_expr_arg(e, i); i++)
+			if (read_shifted(dojo_expr_arg(e, i), v))
+				return true;
+		return false;
+	default:
+		return read_shifted(dojo_expr_arg(e, 0), v) ||
+		    read_shifted(dojo_expr_arg(e, 1), v);
+	}
+}
+
+/* The dimension of the written array that the scope at depth "v"
+ * indexes alone ({v}, coefficient 1), other than the last: -1 if
+ * none. */
+static int
+alone_dim(dojo_node *op, int v)
+{
+	const dojo_access *lhs = dojo_op_lhs(op);
+	int depth[DOJO_MAX_DEPTH], n, i;
+	int64_t coef[DOJO_MAX_DEPTH], c;
+
+	for (i = 0; i + 1 < dojo_access_n_indices(lhs); i++) {
+		n = dojo_access_index(lhs, i, &c, depth, coef);
+		if (n == 1 && depth[0] == v && coef[0] == 1)
+			return i;
+	}
+	return -1;
+}
+
+/* The channel tiles of the reduction at the walk's path (depth "m"),
+ * whose written array's last index is walked by the scope at depth "w":
+ * the vector runs along another dimension of the array, that a scope
+ * "v" indexes alone (the output channels of a convolution, y[n, o, h,
+ * q]) and that every read indexes alone or not at all, and w's inner
+ * scope is unrolled (a row of pixels).  The tile stores its copy with
+ * v's dimension last (permute), and the panels that follow pack the
+ * arrays read along v with it last (the weights, w[o, c, r, s] as
+ * [c, r, s, o]).  Where the columns are not a multiple of the vector
+ * (56 columns of 16 lanes), vectors along them waste lanes where those
+ * along the channels do not: only there are these tiles offered, before
+ * the others (tiles_of).  The first two shapes of each such v, each
+ * with the panels that follow it (the tile alone reads the weights
+ * across their rows: not offered).  0 or -1. */
+static int
+channel_tiles(struct walk *wk, dojo_node *op, int m, uint64_t spatial,
+    const char *array, int w, int elem)
+{
+	char text[DOJO_TILE_TEXT];
+	int v, d, ab[SHAPES][2], n, i, k;
+
+	for (v = 0; v < m && wk->n < wk->max; v++) {
+		if (v == w || !(spatial & ((uint64_t)1 << v)) ||
+		    (d = alone_dim(op, v)) < 0 ||
+		    read_shifted(dojo_op_rhs(op), v))
+			continue;
+		n = shapes(dojo_node_size(wk->scopes[w]),
+		    dojo_node_size(wk->scopes[v]), elem, wk->bytes, wk->regs,
+		    false, ab);
+		for (i = 0; i < n && i < 2 && wk->n < wk->max; i++) {
+			k = tile(wk->env, wk->state, wk->path, m, spatial,
+			    array, w, ab[i][0], v, ab[i][1], false, d, text);
+			if (k == -2)
+				return -1;
+			if (k >= 0 && add_panels(wk, k, text, false) < 0)
+				return -1;
+		}
+	}
+	return 0;
+}
+
 /* The tiles of the reduction at the walk's path (depth "m"). */
 static int
 tiles_of(struct walk *wk, dojo_node *op, int m)
 {
 	dojo_program *prog = dojo_env_program(wk->env, wk->state);
 	uint64_t spatial;
-	int w, u, ab[SHAPES][2], n, i, k, elem;
+	int w, u, ab[SHAPES][2], n, i, k, elem, lanes;
 	const char *array;
+	bool first;
 
 	if (m < 3 || dojo_op_update(op) == DOJO_SET)
 		return 0;
@@ -945,6 +1090,13 @@ tiles_of(struct walk *wk, dojo_node *op, int m)
 	default:
 		elem = 4;
 	}
+	/* the vectors along w would waste lanes: the channel tiles first
+	 * (else none: vectors along w are as good, and the tiles are
+	 * measured) */
+	lanes = wk->bytes / elem;
+	first = lanes > 1 && dojo_node_size(wk->scopes[w]) % lanes != 0;
+	if (first && channel_tiles(wk, op, m, spatial, array, w, elem) < 0)
+		return -1;
 	for (u = 0; u < m; u++) {
 		if (u == w || !(spatial & ((uint64_t)1 << u)))
 			continue;
@@ -960,7 +1112,8 @@ tiles_of(struct walk *wk, dojo_node *op, int m)
 			struct dojo_tile *t = &wk->out[wk->n];
 
 			k = tile(wk->env, wk->state, wk->path, m, spatial,
-			    array, u, ab[i][0], w, ab[i][1], false, t->text);
+			    array, u, ab[i][0], w, ab[i][1], false, -1,
+			    t->text);
 			if (k == -2)
 				return -1;
 			if (k >= 0 && k != wk->state && !offered(wk, k)) {

@@ -144,12 +144,16 @@ offer_names(struct list_ctx *c, struct dojo_action *a)
 
 			strcpy(a->array, prog->decls->arr[i].name);
 			a->nperm = nd;
-			/* every order of up to 3 dimensions; else identity and
-			 * reversed */
-			np = nd == 1 ? 1 : nd == 2 ? 2 : nd == 3 ? 6 : 2;
+			/* every order of up to 3 dimensions; else identity,
+			 * reversed, and each dimension but the last moved
+			 * last (a vector along it: the weights of a
+			 * convolution, [o, c, r, s] as [c, r, s, o]) */
+			np = nd == 1 ? 1 : nd == 2 ? 2 : nd == 3 ? 6 : nd + 1;
 			for (j = 0; j < np; j++) {
 				for (k = 0; k < nd; k++)
-					q[k] = nd > 3 ? (j ? nd - 1 - k : k) : k;
+					q[k] = nd > 3 ? (j == 1 ? nd - 1 - k :
+					    j < 2 ? k : k < j - 2 ? k :
+					    k < nd - 1 ? k + 1 : j - 2) : k;
 				if (nd == 2 && j)
 					q[0] = 1, q[1] = 0;
 				if (nd == 3) {

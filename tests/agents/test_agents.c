@@ -1328,6 +1328,58 @@ test_outer(void)
 	dojo_program_free(p);
 }
 
+/* A convolution of 6 columns: vectors of 8 along them would waste
+ * lanes, so the first tiles run the vector along the 32 output channels
+ * (16 of them, two vectors of AVX2) and unroll 3 columns, the tile's
+ * copy stored columns first (permute), the weights packed channels last,
+ * the taps and the input channels (short reductions) unrolled. */
+static const char conv1[] =
+    "x f32 [4, 8] heap in\n"
+    "w f32 [32, 4, 3] heap in\n"
+    "y f32 [32, 6] heap out\n"
+    "32 | 6 | y[{0}, {1}] = 0\n"
+    "   |   | 4 | 3 | y[{0}, {1}] += x[{2}, {1} + {3}] * w[{0}, {2}, "
+    "{3}]\n";
+
+static void
+test_channel_tiles(void)
+{
+	dojo_env *env = cost_env(conv1, tile_cost, 0);
+	struct dojo_tile tiles[16];
+	char *text;
+	int n, i;
+
+	CHECK(env != NULL);
+	if (!env)
+		return;
+	n = dojo_agent_tiles(env, 0, tiles, 16);
+	for (i = 0; i < n; i++)
+		printf("# tile %d: %s\n", i, tiles[i].text);
+	CHECK(n >= 3);
+	if (n < 3) {
+		dojo_env_free(env);
+		return;
+	}
+	CHECK_STR(tiles[0].text, "fission 0.0 1; fission 0 1; split 1.0 3; "
+	    "split 1 16; swap 1.0; swap 1.0.0; swap 1.0.0.0; "
+	    "swap 1.0.0.0.0; swap 1.0.0; swap 1.0.0.0; unroll 1.0.0.0.0; "
+	    "vectorize 1.0.0.0.0.0; unroll 1.0.0.0; unroll 1.0.0; "
+	    "cache 1.0.0 y stack; permute y_c 1,0; pack 1.0 w 1,2,0; "
+	    "vectorize 1.0.0.0");
+	CHECK(strstr(tiles[1].text, "split 1.0 2; split 1 16;") != NULL);
+	/* then the tiles of vectors along the columns */
+	CHECK(strstr(tiles[2].text, "permute") == NULL);
+	text = dojo_program_print(dojo_env_program(env, tiles[0].state),
+	    false);
+	printf("%s", text);
+	CHECK(strstr(text, "y_c f32 [3, 16] stack\n") != NULL);
+	CHECK(strstr(text, "w_p f32 [4, 3, 16] heap\n") != NULL);
+	CHECK(strstr(text, "| 4:u | 3:u  | 3:u | 16:v | y_c[{4}, {5}] += "
+	    "x[{2}, {1}*3 + {3} + {4}] * w_p[{2}, {3}, {5}]\n") != NULL);
+	free(text);
+	dojo_env_free(env);
+}
+
 static const struct unit_test tests[] = {
 	{ "Max-Q values of a hand-made MDP", test_mdp },
 	{ "Max-Q: the double-Q target", test_double_target },
@@ -1343,6 +1395,8 @@ static const struct unit_test tests[] = {
 	{ "greedy: a neutral move that enables a gain", test_greedy_enabling },
 	{ "environment: a gain checked in alternate pairs", test_compare },
 	{ "register tiles: moves, nest, none when tiled", test_tiles },
+	{ "channel tiles: the vector along the channels, permuted, packed",
+	  test_channel_tiles },
 	{ "register tiles: shapes from the vector registers",
 	  test_tile_shapes },
 	{ "greedy: a gain only a register tile reaches", test_greedy_tiles },

@@ -328,6 +328,26 @@ unfold_inverse(struct dojo_action *out, dojo_legality *mv,
  * (the elements of one index of dimension d-1) are further apart.
  */
 
+/* The buffer the action names into "*bi", when it is a temporary with a
+ * layout of its own (not a kernel argument, not in registers): 0, else
+ * -1 (refused). */
+static int
+laid_out(dojo_legality *mv, const struct dojo_action *a, int *bi)
+{
+	const struct dojo_buffer *b;
+
+	if (need_buffer(a, mv, a->buffer, bi) < 0)
+		return -1;
+	b = &mv->prog->decls->buf[*bi];
+	if (b->role != DOJO_TEMP)
+		return refuse(a, "'%s' is a kernel argument (its layout is "
+		    "the caller's)", b->name);
+	if (b->loc == DOJO_REG)
+		return refuse(a, "'%s' is in registers: it has no layout",
+		    b->name);
+	return 0;
+}
+
 /* The stride of dimension d-1 of "b" in bytes. */
 static uint64_t
 row_bytes(const struct dojo_buffer *b, int d)
@@ -373,15 +393,9 @@ pad_check(dojo_legality *mv, const struct dojo_action *a)
 	int64_t d = a->num[0], n = a->num[1];
 	int bi;
 
-	if (need_buffer(a, mv, a->buffer, &bi) < 0)
+	if (laid_out(mv, a, &bi) < 0)
 		return -1;
 	b = &mv->prog->decls->buf[bi];
-	if (b->role != DOJO_TEMP)
-		return refuse(a, "'%s' is a kernel argument (its layout is "
-		    "the caller's)", b->name);
-	if (b->loc == DOJO_REG)
-		return refuse(a, "'%s' is in registers: it has no layout",
-		    b->name);
 	if (d < 1 || d >= b->ndim)
 		return refuse(a, b->ndim == 1 ? "'%s' has one dimension: no "
 		    "stride to change" : "'%s' has no dimension %lld with a "
@@ -578,15 +592,9 @@ permute_check(dojo_legality *mv, const struct dojo_action *a)
 	bool seen[DOJO_MAX_DIMS] = { false }, same = true;
 	int bi, k;
 
-	if (need_buffer(a, mv, a->buffer, &bi) < 0)
+	if (laid_out(mv, a, &bi) < 0)
 		return -1;
 	b = &mv->prog->decls->buf[bi];
-	if (b->role != DOJO_TEMP)
-		return refuse(a, "'%s' is a kernel argument (its layout is "
-		    "the caller's)", b->name);
-	if (b->loc == DOJO_REG)
-		return refuse(a, "'%s' is in registers: it has no layout",
-		    b->name);
 	if (!backs_one_array(mv->prog, bi))
 		return refuse(a, "'%s' backs several arrays", b->name);
 	if (a->nperm != b->ndim)

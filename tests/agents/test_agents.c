@@ -432,6 +432,18 @@ tile_cost(dojo_program *prog, void *payload)
 	return t;
 }
 
+/* The tiles of "state" (16 at most) into "tiles", each printed as a
+ * comment "# WHAT i: moves"; their count. */
+static int
+listed(dojo_env *env, int state, struct dojo_tile *tiles, const char *what)
+{
+	int n = dojo_agent_tiles(env, state, tiles, 16), i;
+
+	for (i = 0; i < n; i++)
+		printf("# %s %d: %s\n", what, i, tiles[i].text);
+	return n;
+}
+
 /* The register tiles of a product: the moves of each, legal one by one,
  * the nest they reach; none of a tiled state. */
 static void
@@ -441,14 +453,12 @@ test_tiles(void)
 	struct dojo_tile tiles[16];
 	char *text;
 	double r;
-	int n, i, path[16], np, end;
+	int n, path[16], np, end;
 
 	CHECK(env != NULL);
 	if (!env)
 		return;
-	n = dojo_agent_tiles(env, 0, tiles, 16);
-	for (i = 0; i < n; i++)
-		printf("# tile %d: %s\n", i, tiles[i].text);
+	n = listed(env, 0, tiles, "tile");
 	/* 16 registers of 8 floats (main): 8 accumulators, 4x16 (two
 	 * vectors a row) first as a tile that keeps its neighbours (the
 	 * zeroing in the registers: rows outside, then the panel of A;
@@ -520,9 +530,7 @@ test_tiles(void)
 	/* after the tile: no other tile; the panel of A (rows outside:
 	 * B's would need a swap that the tile's local copy forbids), the
 	 * rows of a step side by side */
-	n = dojo_agent_tiles(env, end, tiles, 16);
-	for (i = 0; i < n; i++)
-		printf("# panel %d: %s\n", i, tiles[i].text);
+	n = listed(env, end, tiles, "panel");
 	CHECK(n == 1 && strcmp(tiles[0].text, "pack 1.0 A 1,0; "
 	    "vectorize 1.0.0") == 0);
 	/* a step to the tile's end: one measurement, the current state */
@@ -1347,14 +1355,12 @@ test_channel_tiles(void)
 	dojo_env *env = cost_env(conv1, tile_cost, 0);
 	struct dojo_tile tiles[16];
 	char *text;
-	int n, i;
+	int n;
 
 	CHECK(env != NULL);
 	if (!env)
 		return;
-	n = dojo_agent_tiles(env, 0, tiles, 16);
-	for (i = 0; i < n; i++)
-		printf("# tile %d: %s\n", i, tiles[i].text);
+	n = listed(env, 0, tiles, "tile");
 	CHECK(n >= 3);
 	if (n < 3) {
 		dojo_env_free(env);

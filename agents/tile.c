@@ -207,7 +207,7 @@ static int
 finish(struct build *b, int top, const int *lab, int len, int m,
     uint64_t spatial, const char *array, int store)
 {
-	char addr[3 * DOJO_MAX_DEPTH], order[64];
+	char addr[3 * DOJO_MAX_DEPTH], order[4 * DOJO_MAX_DIMS];
 	dojo_program *prog;
 	int x, rc, nb, nd, d, k;
 
@@ -791,7 +791,8 @@ panels_of(struct walk *wk, dojo_node *op, int m)
 {
 	dojo_program *prog = dojo_env_program(wk->env, wk->state);
 	const dojo_access *reads[8];
-	char addr[3 * DOJO_MAX_DEPTH], order[64], copy[3 * DOJO_MAX_DEPTH];
+	char addr[3 * DOJO_MAX_DEPTH], order[4 * DOJO_MAX_DIMS];
+	char copy[3 * DOJO_MAX_DEPTH];
 	int nr, r, len, d, p, vdim, nd, k, rc, lab[DOJO_MAX_DEPTH];
 	uint64_t bits;
 

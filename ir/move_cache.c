@@ -468,6 +468,7 @@ cache_build(dojo_legality *mv, const struct dojo_action *a, int copy_in,
 	for (i = 0; i < nb->ndim; i++) {
 		nb->ext[i] = bx.hi[perm[i]] - bx.lo[perm[i]] + 1;
 		nb->fold[i] = 0;
+		nb->pad[i] = 0;
 	}
 	memset(&d->arr[d->narr], 0, sizeof *d->arr);
 	snprintf(d->arr[d->narr].name, sizeof d->arr[d->narr].name, "%s",

@@ -339,21 +339,23 @@ has_parallel(dojo_node *node)
 	return false;
 }
 
-/* Whether "a", legal at "state", puts on threads a top-level scope of at
- * least as many iterations as the run has threads, none of whose scopes
- * does yet: on a run of several threads the move that pays on nearly
- * every kernel (its work divided among the cores), which a climb then
- * measures right after the tiles, whatever the model or the rates of
- * the moves say (a model trained on other kernels ranked it low on a
- * transpose, and 40 measurements never timed it). */
+/* Whether "a", legal at "state", puts on threads an outer scope (a
+ * top-level one, or one below top-level scopes of one iteration only: a
+ * batch of one image) of at least as many iterations as the run has
+ * threads, none of whose scopes does yet: on a run of several threads
+ * the move that pays on nearly every kernel (its work divided among the
+ * cores), which a climb then measures right after the tiles, whatever
+ * the model or the rates of the moves say (a model trained on other
+ * kernels ranked it low on a transpose, and 40 measurements never timed
+ * it). */
 static bool
 outer_parallel(dojo_env *env, int state, const struct dojo_action *a)
 {
 	dojo_program *prog;
 	dojo_node *node;
-	int threads = dojo_env_threads(env);
+	int threads = dojo_env_threads(env), d;
 
-	if (threads < 2 || a->npath != 1 ||
+	if (threads < 2 || a->npath < 1 ||
 	    strcmp(dojo_move_name(dojo_action_move_index(a)),
 	    "parallelize") != 0)
 		return false;
@@ -361,6 +363,13 @@ outer_parallel(dojo_env *env, int state, const struct dojo_action *a)
 	if (!prog || a->path[0] >= dojo_program_n_children(prog))
 		return false;
 	node = dojo_program_child(prog, a->path[0]);
+	for (d = 1; d < a->npath; d++) {
+		if (dojo_node_kind(node) != DOJO_SCOPE ||
+		    dojo_node_size(node) != 1 ||
+		    a->path[d] >= dojo_node_n_children(node))
+			return false;
+		node = dojo_node_child(node, a->path[d]);
+	}
 	return dojo_node_kind(node) == DOJO_SCOPE &&
 	    dojo_node_size(node) >= threads && !has_parallel(node);
 }

@@ -1277,63 +1277,85 @@ test_layout(void)
 	dojo_program_free(p);
 }
 
+/* The transpose of a batch of one: its outer scope below the batch's
+ * scope of one iteration. */
+static const char transpose1[] =
+    "A f32 [1, 64, 96] heap in\n"
+    "B f32 [1, 96, 64] heap out\n"
+    "1 | 64 | 96 | B[{0}, {2}, {1}] = A[{0}, {1}, {2}] * 2\n";
+
 /* With several threads, greedy and auto measure the outer scope on
- * threads right after the tiles (the transpose has none), whatever the
- * model says; with one, it is one of the others. */
+ * threads right after the tiles (the transposes have none), whatever the
+ * model says, below a batch of one as well; with one, it is one of the
+ * others. */
 static void
 test_outer(void)
 {
 	static const struct dojo_agent *const agents[] = {
 		&dojo_agent_greedy, &dojo_agent_auto, &dojo_agent_auto
 	};
-	dojo_program *p = dojo_program_parse("t.dojo", transpose,
-	    sizeof transpose - 1);
-	struct watch w = { "parallelize 0", 0 };
+	static const struct {
+		const char *text, *move, *pays;
+	} kernels[] = {
+		{ transpose, "parallelize 0", "\n64:p | 96 | B" },
+		{ transpose1, "parallelize 0.0", "\n1 | 64:p | 96 | B" },
+	};
 	struct dojo_env_options eo;
+	dojo_program *p;
 	dojo_env *env;
 	double pred;
-	int i, threads, k;
+	int i, threads, k, x;
 
-	for (threads = 1; threads <= 2; threads++)
-		for (i = 0; i < 3; i++) {
-			dojo_env_options_init(&eo);
-			eo.budget = 40;
-			eo.cost = only_cost;
-			eo.cost_payload = (void *)"\n64:p | 96 | B";
-			eo.progress = watch_progress;
-			eo.progress_payload = &w;
-			eo.measure.run.threads = threads;
-			env = dojo_env_new(p, &eo);
-			CHECK(env != NULL);
-			if (!env)
-				continue;
-			w.at = 0;
-			agent_model = i == 2 ? dojo_agent_default_model() :
-			    NULL;
-			run_agent(agents[i], env, 1);
-			agent_model = NULL;
-			for (k = 1; k < dojo_env_n_states(env); k++)
-				if (strcmp(dojo_env_action(env, k),
-				    "parallelize 0") == 0)
-					break;
-			printf("# %d threads, %s%s: parallelize 0 measured "
-			    "%d-th, as '%s'\n", threads, agents[i]->name,
-			    i == 2 ? " with the model" : "", w.at,
-			    k < dojo_env_n_states(env) ?
-			    dojo_env_why(env, k, &pred) : "-");
-			if (threads == 2) {
-				CHECK(w.at >= 1 && w.at <= 2);
-				CHECK(k < dojo_env_n_states(env) &&
-				    strcmp(dojo_env_why(env, k, &pred),
-				    "outer") == 0);
-			} else {
-				CHECK(k == dojo_env_n_states(env) ||
-				    strcmp(dojo_env_why(env, k, &pred),
-				    "outer") != 0);
+	for (x = 0; x < 2; x++) {
+		struct watch w = { kernels[x].move, 0 };
+
+		p = dojo_program_parse("t.dojo", kernels[x].text,
+		    strlen(kernels[x].text));
+		CHECK(p != NULL);
+		if (!p)
+			continue;
+		for (threads = 1; threads <= 2; threads++)
+			for (i = 0; i < 3; i++) {
+				dojo_env_options_init(&eo);
+				eo.budget = 40;
+				eo.cost = only_cost;
+				eo.cost_payload = (void *)kernels[x].pays;
+				eo.progress = watch_progress;
+				eo.progress_payload = &w;
+				eo.measure.run.threads = threads;
+				env = dojo_env_new(p, &eo);
+				CHECK(env != NULL);
+				if (!env)
+					continue;
+				w.at = 0;
+				agent_model = i == 2 ?
+				    dojo_agent_default_model() : NULL;
+				run_agent(agents[i], env, 1);
+				agent_model = NULL;
+				for (k = 1; k < dojo_env_n_states(env); k++)
+					if (strcmp(dojo_env_action(env, k),
+					    kernels[x].move) == 0)
+						break;
+				printf("# %d threads, %s%s: %s measured "
+				    "%d-th, as '%s'\n", threads,
+				    agents[i]->name, i == 2 ?
+				    " with the model" : "", kernels[x].move,
+				    w.at, k < dojo_env_n_states(env) ?
+				    dojo_env_why(env, k, &pred) : "-");
+				if (threads == 2) {
+					CHECK(w.at >= 1 && w.at <= 2);
+					CHECK(k < dojo_env_n_states(env) &&
+					    strcmp(dojo_env_why(env, k,
+					    &pred), "outer") == 0);
+				} else {
+					CHECK(k == dojo_env_n_states(env) ||
+					    strcmp(dojo_env_why(env, k,
+					    &pred), "outer") != 0);
+				}
+				dojo_env_free(env);
 			}
-			dojo_env_free(env);
-		}
-	dojo_program_free(p);
+		dojo_program_free(p);
+	}
 }
 
 /* A convolution of 6 columns: vectors of 8 along them would waste

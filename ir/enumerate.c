@@ -71,22 +71,32 @@ count_ints(const char *args)
 	return n;
 }
 
+/* The order of "nd" dimensions that moves dimension "d" last, the others
+ * keeping theirs, into "q". */
+static void
+moved_last(int *q, int nd, int d)
+{
+	int j;
+
+	for (j = 0; j < nd - 1; j++)
+		q[j] = j < d ? j : j + 1;
+	q[nd - 1] = d;
+}
+
 /* The orders of buffer "b" that its move's values name: each value d
  * moves dimension d last, the others keeping their order. */
 static int
 offer_orders(struct list_ctx *c, struct dojo_action *a, int b)
 {
 	int64_t vals[DOJO_MAX_DIMS];
-	int nd = c->mv->prog->decls->buf[b].ndim, n, k, j, r;
+	int nd = c->mv->prog->decls->buf[b].ndim, n, k, r;
 
 	if (!a->move->values)
 		return 0;
 	n = a->move->values(c->mv, a, 0, vals, DOJO_MAX_DIMS);
 	a->nperm = nd;
 	for (k = 0; k < n; k++) {
-		for (j = 0; j < nd - 1; j++)
-			a->perm[j] = j < vals[k] ? j : j + 1;
-		a->perm[nd - 1] = (int)vals[k];
+		moved_last(a->perm, nd, (int)vals[k]);
 		if ((r = offer(c, a)) != 0)
 			return r;
 	}
@@ -151,9 +161,9 @@ offer_names(struct list_ctx *c, struct dojo_action *a)
 			np = nd == 1 ? 1 : nd == 2 ? 2 : nd == 3 ? 6 : nd + 1;
 			for (j = 0; j < np; j++) {
 				for (k = 0; k < nd; k++)
-					q[k] = nd > 3 ? (j == 1 ? nd - 1 - k :
-					    j < 2 ? k : k < j - 2 ? k :
-					    k < nd - 1 ? k + 1 : j - 2) : k;
+					q[k] = nd > 3 && j == 1 ? nd - 1 - k : k;
+				if (nd > 3 && j >= 2)
+					moved_last(q, nd, j - 2);
 				if (nd == 2 && j)
 					q[0] = 1, q[1] = 0;
 				if (nd == 3) {

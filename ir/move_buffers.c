@@ -532,17 +532,6 @@ struct walked {
 	bool dim[DOJO_MAX_DIMS];
 };
 
-static bool
-uses(const struct dojo_aff *x, int d)
-{
-	int j;
-
-	for (j = 0; j < x->n; j++)
-		if (x->t[j].d == d)
-			return true;
-	return false;
-}
-
 static int
 walked_dims(struct scan *sc, struct dojo_access *acc, bool write)
 {
@@ -551,10 +540,10 @@ walked_dims(struct scan *sc, struct dojo_access *acc, bool write)
 
 	(void)write;
 	if (w->prog->decls->arr[acc->array].buffer != w->buffer || in < 0 ||
-	    acc->nidx < 2 || uses(&acc->idx[acc->nidx - 1], in))
+	    acc->nidx < 2 || aff_coef(&acc->idx[acc->nidx - 1], in))
 		return 0;
 	for (k = 0; k < acc->nidx - 1; k++)
-		if (uses(&acc->idx[k], in))
+		if (aff_coef(&acc->idx[k], in))
 			w->dim[k] = true;
 	return 0;
 }
@@ -589,7 +578,7 @@ int
 permute_check(dojo_legality *mv, const struct dojo_action *a)
 {
 	const struct dojo_buffer *b;
-	bool seen[DOJO_MAX_DIMS] = { false }, same = true;
+	bool same = true;
 	int bi, k;
 
 	if (laid_out(mv, a, &bi) < 0)
@@ -597,17 +586,10 @@ permute_check(dojo_legality *mv, const struct dojo_action *a)
 	b = &mv->prog->decls->buf[bi];
 	if (!backs_one_array(mv->prog, bi))
 		return refuse(a, "'%s' backs several arrays", b->name);
-	if (a->nperm != b->ndim)
-		return refuse(a, "the order names %d dimensions, '%s' has %d",
-		    a->nperm, b->name, b->ndim);
-	for (k = 0; k < a->nperm; k++) {
-		if (a->perm[k] < 0 || a->perm[k] >= b->ndim ||
-		    seen[a->perm[k]])
-			return refuse(a, "the order is not a permutation of "
-			    "0..%d", b->ndim - 1);
-		seen[a->perm[k]] = true;
+	if (need_order(a, b->name, b->ndim) < 0)
+		return -1;
+	for (k = 0; k < a->nperm; k++)
 		same = same && a->perm[k] == k;
-	}
 	if (same)
 		return refuse(a, "the order changes nothing");
 	for (k = 0; k < b->ndim; k++)

@@ -557,7 +557,6 @@ pack_check(dojo_legality *mv, const struct dojo_action *a)
 {
 	struct box bx;
 	const struct dojo_buffer *buf;
-	bool seen[DOJO_MAX_DIMS] = { false };
 	int i;
 
 	if (cache_box(mv, a, &bx) < 0)
@@ -566,15 +565,8 @@ pack_check(dojo_legality *mv, const struct dojo_action *a)
 	if (bx.writes)
 		return refuse(a, "the subtree writes '%s' (pack copies in only; "
 		    "use cache)", a->array);
-	if (a->nperm != buf->ndim)
-		return refuse(a, "the order names %d dimensions, '%s' has %d",
-		    a->nperm, a->array, buf->ndim);
-	for (i = 0; i < a->nperm; i++) {
-		if (a->perm[i] < 0 || a->perm[i] >= buf->ndim || seen[a->perm[i]])
-			return refuse(a, "the order is not a permutation of "
-			    "0..%d", buf->ndim - 1);
-		seen[a->perm[i]] = true;
-	}
+	if (need_order(a, a->array, buf->ndim) < 0)
+		return -1;
 	for (i = 0; i < buf->ndim; i++)
 		if (buf->fold[i])
 			return refuse(a, "'%s' is folded", a->array);

@@ -38,6 +38,26 @@ refuse(const struct dojo_action *a, const char *fmt, ...)
 	return dojo_error_set("%s: %s", text, msg);
 }
 
+/* Refuse an ORDER that does not name each of the "ndim" dimensions of
+ * "name" once (pack, permute); 0 or -1. */
+int
+need_order(const struct dojo_action *a, const char *name, int ndim)
+{
+	bool seen[DOJO_MAX_DIMS] = { false };
+	int i;
+
+	if (a->nperm != ndim)
+		return refuse(a, "the order names %d dimensions, '%s' has %d",
+		    a->nperm, name, ndim);
+	for (i = 0; i < a->nperm; i++) {
+		if (a->perm[i] < 0 || a->perm[i] >= ndim || seen[a->perm[i]])
+			return refuse(a, "the order is not a permutation of "
+			    "0..%d", ndim - 1);
+		seen[a->perm[i]] = true;
+	}
+	return 0;
+}
+
 int
 need_node(const struct dojo_action *a, dojo_legality *mv, struct dojo_node **out)
 {

@@ -152,6 +152,9 @@ dojo_program *with_decls(dojo_program *prog, struct dojo_decls *d);
 /* Refuse "a": the last error set to "ACTION: reason"; returns -1. */
 int refuse(const struct dojo_action *a, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/* Refuse an ORDER that does not name each of the "ndim" dimensions of
+ * "name" once; 0 or -1. */
+int need_order(const struct dojo_action *a, const char *name, int ndim);
 /* The node, or the scope, that "a" names, or a refusal. */
 int need_node(const struct dojo_action *a, dojo_legality *mv,
     struct dojo_node **out);

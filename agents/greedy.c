@@ -67,6 +67,10 @@
 #define HOLD_PAIRS 3		/* the alternate pairs of that check */
 #define HOLD_TRIES 3		/* children checked a step, at most */
 #define HOLD_RIVALS 2		/* children held a step, at most */
+#define DUEL_RANGE 0.0953101798	/* log(1.1): the tiles whose first looks
+				   are this close to the chosen tile's are
+				   timed against it on their nest alone */
+#define DUEL_RIVALS 3		/* those tiles, at most */
 
 /* The last gain (reward of the child less that of its parent) measured
  * for an action, by its text. */
@@ -632,6 +636,62 @@ hold(struct greedy *g, dojo_env *env, struct climb *c)
 	return 0;
 }
 
+/* When the climb chose a tile: the other tiles measured whose first
+ * looks are close to its value (DUEL_RANGE; DUEL_RIVALS of them, best
+ * first) are timed against it on what they do apart (dojo_env_duel:
+ * the nests the two share left out), and one whose interval there is
+ * above 1 takes its place.  Two tiles of one nest are as far apart as
+ * their nest's share of the time lets them be: on the perceptron, two
+ * tiles of the second layer 20% apart were a few percent apart whole
+ * while the first layer was naive, and the first look chose the one
+ * that sweeps all of W2 for every block of rows (doc/agents.md).  0 or
+ * -1. */
+static int
+duel(dojo_env *env, struct climb *c)
+{
+	struct dojo_measure_ratio ratio;
+	int rival[DUEL_RIVALS], n = 0, i, j, k, x = -1, rc;
+	double floor;
+
+	for (i = 0; i < c->n; i++)
+		if (c->state[i] == c->best)
+			x = i;
+	if (x < 0 || c->kind[x] != TILE)
+		return 0;
+	floor = c->bestr - DUEL_RANGE;
+	/* the rivals, the best first looks first */
+	for (i = 0; i < c->n; i++) {
+		k = c->state[i];
+		if (c->kind[i] != TILE || k == c->best ||
+		    !dojo_env_measured(env, k) || dojo_env_failed(env, k) ||
+		    dojo_env_reward(env, k) <= floor)
+			continue;
+		for (j = 0; j < n; j++)
+			if (rival[j] == k)
+				break;
+		if (j < n)
+			continue;
+		/* insert in order, the last dropped when full */
+		for (j = n < DUEL_RIVALS ? n++ : n; j > 0 &&
+		    dojo_env_reward(env, rival[j - 1]) <
+		    dojo_env_reward(env, k); j--)
+			if (j < DUEL_RIVALS)
+				rival[j] = rival[j - 1];
+		if (j < DUEL_RIVALS)
+			rival[j] = k;
+	}
+	for (i = 0; i < n; i++) {
+		rc = dojo_env_duel(env, rival[i], c->best, HOLD_PAIRS, &ratio);
+		if (rc < 0)
+			return -1;
+		if (rc == 0 && ratio.low > 1) {
+			c->best = rival[i];
+			c->bestr = dojo_env_reward(env, rival[i]);
+		}
+	}
+	return 0;
+}
+
 /* auto: the model's value of each child into "key" (a tile valued as
  * its last move).  0 or -1. */
 static int
@@ -886,12 +946,16 @@ greedy_step(void *self, dojo_env *env)
 	rc = measure_children(g, env, &c, 0, c.promising);
 	if (rc == 0)
 		rc = hold(g, env, &c);
+	if (rc == 0 && c.best >= 0)
+		rc = duel(env, &c);
 	for (i = c.promising; rc == 0 && c.best < 0 && i < c.n;
 	    i += g->batch) {
 		rc = measure_children(g, env, &c, i,
 		    i + g->batch < c.n ? i + g->batch : c.n);
 		if (rc == 0)
 			rc = hold(g, env, &c);
+		if (rc == 0 && c.best >= 0)
+			rc = duel(env, &c);
 	}
 	if (rc < 0)
 		goto out;

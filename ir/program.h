@@ -64,6 +64,19 @@ void dojo_program_id(char out[41], __dojo_keep dojo_program *prog);
 bool dojo_program_equal(__dojo_keep dojo_program *a,
     __dojo_keep dojo_program *b);
 
+/* What "a" and "b" do apart: each without the top-level nodes the other
+ * has too (the same text, reading and writing buffers declared the same;
+ * each matched once), into "*pa" and "*pb", so that timing the two
+ * compares what differs between them alone.  A heap temporary or output
+ * that a left-out node used becomes "inout" where the kept nodes read or
+ * update it (its data came from the nodes left out), "out" where they
+ * only set it (their result), a temporary where they do not use it.
+ * The parts are not validated.  0; 1 when the two share no node, or
+ * one is all shared (nothing to compare apart; both NULL); -1 with the
+ * last error set. */
+int dojo_program_apart(__dojo_keep dojo_program *a, __dojo_keep dojo_program *b,
+    __dojo_give dojo_program **pa, __dojo_give dojo_program **pb);
+
 /* Declarations. */
 const char *dojo_program_file(__dojo_keep dojo_program *prog);
 int dojo_program_n_buffers(__dojo_keep dojo_program *prog);

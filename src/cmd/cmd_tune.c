@@ -547,6 +547,18 @@ print_suggestions(dojo_player *player, dojo_env *env, int k)
 	return n < 0 ? -1 : 0;
 }
 
+/* A trace line of "state" timed against "ref" in alternate pairs. */
+static void
+trace_pairs(FILE *f, dojo_env *env, const char *step, const char *why,
+    int state, int ref, const struct dojo_measure_ratio *r)
+{
+	fprintf(f, "%s\t%.7s\t%.7s\t%s\t-", step,
+	    dojo_env_state_id(env, state), dojo_env_state_id(env, ref), why);
+	trace_number(f, exp(dojo_env_reward(env, state)));
+	fprintf(f, "\t%.4g [%.4g, %.4g] %d\t-\t%s\n", r->speedup, r->low,
+	    r->high, r->pairs, dojo_env_action(env, state));
+}
+
 /* After the search: the gains a climb checked in pairs before it went
  * on ("held" or "refuted": the state, the one it was timed against, its
  * speedup against the start since, the pairs' ratio); then the states
@@ -559,16 +571,15 @@ trace_settled(FILE *f, dojo_env *env, int best)
 	struct dojo_measure_ratio r;
 	int i, ref;
 
-	/* the gains a climb checked in pairs against its state first */
+	/* the gains a climb checked in pairs against its state first, and
+	 * the tiles it timed against its choice on their nest alone */
 	for (i = 1; i < dojo_env_n_states(env); i++) {
-		if ((ref = dojo_env_held(env, i, &r)) < 0)
-			continue;
-		fprintf(f, "%s\t%.7s\t%.7s\tclimb\t-", r.low > 1 ? "held" :
-		    "refuted", dojo_env_state_id(env, i),
-		    dojo_env_state_id(env, ref));
-		trace_number(f, exp(dojo_env_reward(env, i)));
-		fprintf(f, "\t%.4g [%.4g, %.4g] %d\t-\t%s\n", r.speedup,
-		    r.low, r.high, r.pairs, dojo_env_action(env, i));
+		if ((ref = dojo_env_held(env, i, &r)) >= 0)
+			trace_pairs(f, env, r.low > 1 ? "held" : "refuted",
+			    "climb", i, ref, &r);
+		if ((ref = dojo_env_dueled(env, i, &r)) >= 0)
+			trace_pairs(f, env, r.low > 1 ? "won" : "lost",
+			    "duel", i, ref, &r);
 	}
 	for (i = 1; i < dojo_env_n_states(env); i++)
 		if (dojo_env_confirmed(env, i, NULL))

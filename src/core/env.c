@@ -30,6 +30,10 @@ struct env_state {
 	 * climbed from that one to this (dojo_env_compare); -1: never */
 	struct dojo_measure_ratio held;
 	int held_ref;
+	/* against the state "duel_ref" on what the two do apart
+	 * (dojo_env_duel); -1: never */
+	struct dojo_measure_ratio duel;
+	int duel_ref;
 	/* the player's note: why it is measured, what it expected */
 	const char *why;
 	double predicted;
@@ -149,6 +153,7 @@ add_node(dojo_env *env, dojo_program *prog, int parent, const char *action)
 	memcpy(nd->id, id, sizeof id);
 	nd->parent = parent;
 	nd->held_ref = -1;
+	nd->duel_ref = -1;
 	nd->depth = parent >= 0 ? env->states[parent].depth + 1 : 0;
 	nd->action = strdup(action);
 	if (!nd->action)
@@ -254,6 +259,62 @@ dojo_env_compare(dojo_env *env, int state, int ref, int pairs,
 	nd->held_ref = ref;
 	nd->reward = env->states[ref].reward + log(out->speedup);
 	return 0;
+}
+
+int
+dojo_env_duel(dojo_env *env, int state, int ref, int pairs,
+    struct dojo_measure_ratio *out)
+{
+	struct env_state *nd = &env->states[state];
+	struct dojo_measure_options opt = env->opt.measure;
+	struct dojo_measurement mp, mr;
+	dojo_program *pa, *pr;
+	dojo_data *want = NULL;
+	int rc;
+
+	memset(out, 0, sizeof *out);
+	if (env->opt.cost || env->opt.no_confirm || env->opt.remote ||
+	    !nd->measured || nd->failed || !env->states[ref].measured ||
+	    env->states[ref].failed || out_of_time(env))
+		return 1;
+	rc = dojo_program_apart(nd->prog, env->states[ref].prog, &pa, &pr);
+	if (rc != 0)
+		return rc;
+	/* the parts run alone only where they keep the rules (a nest that
+	 * accumulates into what a shared nest set cannot) */
+	rc = 1;
+	if (dojo_program_validate(pa) < 0 || dojo_program_validate(pr) < 0)
+		goto out;
+	if (opt.runs < pairs)
+		opt.runs = pairs;
+	/* the reference's part gives the outputs both are checked against */
+	rc = -1;
+	if (dojo_measure_want(pr, &want, &opt) < 0 ||
+	    dojo_measure_speedup(pa, pr, &want, &opt, &mp, &mr, out) < 0)
+		goto out;
+	rc = 1;
+	if (out->speedup <= 0)
+		goto out;
+	nd->duel = *out;
+	nd->duel_ref = ref;
+	rc = 0;
+out:
+	if (rc == 1)
+		dojo_error_clear();
+	dojo_data_free(want);
+	dojo_program_free(pa);
+	dojo_program_free(pr);
+	return rc;
+}
+
+int
+dojo_env_dueled(dojo_env *env, int state, struct dojo_measure_ratio *out)
+{
+	const struct env_state *nd = &env->states[state];
+
+	if (out)
+		*out = nd->duel;
+	return nd->duel_ref;
 }
 
 int

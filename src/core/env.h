@@ -168,6 +168,22 @@ int dojo_env_compare(__dojo_keep dojo_env *env, int state, int ref,
 int dojo_env_held(__dojo_keep dojo_env *env, int state,
     struct dojo_measure_ratio *out);
 
+/* Whether "state" is faster than "ref" (both measured) on what the two
+ * do apart (dojo_program_apart: the top-level nests both have left out
+ * of both), timed in alternate runs, at least "pairs"; the ratio of
+ * the parts t_ref / t_state into "out", kept (dojo_env_dueled).  Two
+ * tiles of one nest are told apart so where the shared nests would
+ * hide their difference in the noise.  The rewards do not change.  1
+ * when nothing was timed (as dojo_env_compare, and when the two share
+ * no nest or their parts cannot run alone); 0, or -1 with the last
+ * error. */
+int dojo_env_duel(__dojo_keep dojo_env *env, int state, int ref, int pairs,
+    struct dojo_measure_ratio *out);
+/* The state "state" was last dueled against (dojo_env_duel), -1 when
+ * none; the ratio into "out" (may be NULL). */
+int dojo_env_dueled(__dojo_keep dojo_env *env, int state,
+    struct dojo_measure_ratio *out);
+
 /* A player's note on "state", for the trace of perfdojo tune: why it is
  * measured (a static string: "model", "explore", "exploit", ...) and
  * the value it expected (NAN: none), when it is about to be measured

@@ -157,7 +157,7 @@ same "step	state	parent	why	predicted	speedup	confirmed	best	move" \
 same "$n" "$(awk -F'\t' '$1 ~ /^[0-9]+$/' "$tmp/d.trace" | wc -l | tr -d ' ')" \
     "the trace has one line a measurement"
 awk -F'\t' 'NR > 1 && (NF != 9 || ($1 !~ /^[0-9]+$/ && $1 != "confirm" &&
-    $1 != "held" && $1 != "refuted") ||
+    $1 != "held" && $1 != "refuted" && $1 != "won" && $1 != "lost") ||
     ($6 != "failed" && $6 !~ /^[0-9.e+-]+$/) ||
     ($5 != "-" && $5 !~ /^[0-9.e+-]+$/) || $4 == "" || $9 == "") { exit 1 }' \
     "$tmp/d.trace"

@@ -1046,6 +1046,85 @@ test_compare(void)
 	dojo_env_free(env);
 }
 
+/* Two children that change one nest of two, told apart on that nest
+ * alone (dojo_program_apart, dojo_env_duel): each part keeps the nest
+ * it does not share, the temporary the left-out nest wrote is the
+ * part's input, and what the nest writes its output; the two timed in
+ * alternate pairs, the rewards and the budget left as they were. */
+static void
+test_duel(void)
+{
+	static const char two[] =
+	    "x f32 [256, 256] heap in\n"
+	    "t f32 [256, 256] heap\n"
+	    "y f32 [256, 256] heap out\n"
+	    "256 | 256 | t[{0}, {1}] = x[{0}, {1}] + 1\n"
+	    "256 | 256 | y[{0}, {1}] = t[{0}, {1}] * 2\n";
+	dojo_program *p = dojo_program_parse("two.dojo", two, strlen(two));
+	dojo_program *pa, *pb;
+	struct dojo_env_options eo;
+	struct dojo_measure_ratio r;
+	char db[sizeof tmpdir + 16];
+	dojo_env *env;
+	double ra, rb;
+	int a, b, c, d;
+
+	snprintf(db, sizeof db, "%s/duel.db", tmpdir);
+	dojo_env_options_init(&eo);
+	eo.measure.db = db;
+	env = p ? dojo_env_new(p, &eo) : NULL;
+	dojo_program_free(p);
+	CHECK(env != NULL);
+	if (!env)
+		return;
+	CHECK(dojo_env_follow(env, 0, "split 1.0 8", &a) == DOJO_DONE);
+	CHECK(dojo_env_follow(env, 0, "split 1.0 16", &b) == DOJO_DONE);
+	CHECK(dojo_env_follow(env, 0, "split 0.0 8", &c) == DOJO_DONE);
+	CHECK(dojo_env_follow(env, 0, "split 0.0 16", &d) == DOJO_DONE);
+	/* the second nest apart: t is read, its data the caller's */
+	CHECK(dojo_program_apart(dojo_env_program(env, a),
+	    dojo_env_program(env, b), &pa, &pb) == 0);
+	CHECK(pa && pb && dojo_program_n_children(pa) == 1 &&
+	    dojo_program_n_children(pb) == 1);
+	CHECK(pa && dojo_buffer_role(pa, 1) == DOJO_INOUT &&
+	    dojo_buffer_role(pa, 2) == DOJO_OUT &&
+	    dojo_buffer_role(pa, 0) == DOJO_IN);
+	CHECK(pa && pb && dojo_program_validate(pa) == 0 &&
+	    dojo_program_validate(pb) == 0);
+	dojo_program_free(pa);
+	dojo_program_free(pb);
+	/* the first apart: t its output, y unused */
+	CHECK(dojo_program_apart(dojo_env_program(env, c),
+	    dojo_env_program(env, d), &pa, &pb) == 0);
+	CHECK(pa && dojo_buffer_role(pa, 1) == DOJO_OUT &&
+	    dojo_buffer_role(pa, 2) == DOJO_TEMP &&
+	    dojo_program_validate(pa) == 0);
+	dojo_program_free(pa);
+	dojo_program_free(pb);
+	/* nothing shared, or all: nothing to compare apart */
+	CHECK(dojo_program_apart(dojo_env_program(env, a),
+	    dojo_env_program(env, c), &pa, &pb) == 1 && !pa && !pb);
+	CHECK(dojo_program_apart(dojo_env_program(env, a),
+	    dojo_env_program(env, a), &pa, &pb) == 1 && !pa && !pb);
+
+	CHECK(dojo_env_evaluate(env, a, &ra) == 0);
+	CHECK(dojo_env_evaluate(env, b, &rb) == 0);
+	CHECK(dojo_env_dueled(env, a, NULL) == -1);
+	CHECK(dojo_env_duel(env, a, b, 3, &r) == 0);
+	printf("# apart: %.3f [%.3f, %.3f] in %d%s\n", r.speedup, r.low,
+	    r.high, r.pairs, r.disturbed ? ", disturbed" : "");
+	CHECK((r.pairs >= 3 || (r.disturbed && r.pairs >= 1)) &&
+	    r.speedup > 0 && r.low <= r.speedup && r.speedup <= r.high);
+	CHECK(dojo_env_dueled(env, a, &r) == b && r.speedup > 0);
+	CHECK(dojo_env_reward(env, a) == ra && dojo_env_reward(env, b) == rb);
+	CHECK(dojo_env_used(env) == 2);
+	/* a state and one it shares no nest with: nothing timed */
+	CHECK(dojo_env_evaluate(env, c, &ra) == 0);
+	CHECK(dojo_env_duel(env, a, c, 3, &r) == 1 &&
+	    dojo_env_dueled(env, a, NULL) == b);
+	dojo_env_free(env);
+}
+
 /* The shipped model (models/default.model, trained on the examples) on
  * a matrix product it never saw: its first register tile is valued above
  * "parallelize 0.0", a parallel region of 32 iterations entered 16 times
@@ -1422,6 +1501,7 @@ static const struct unit_test tests[] = {
 	  test_agents },
 	{ "greedy: a neutral move that enables a gain", test_greedy_enabling },
 	{ "environment: a gain checked in alternate pairs", test_compare },
+	{ "environment: two children timed on what they do apart", test_duel },
 	{ "register tiles: moves, nest, none when tiled", test_tiles },
 	{ "channel tiles: the vector along the channels, permuted, packed",
 	  test_channel_tiles },

@@ -47,6 +47,10 @@ struct dojo_env {
 	size_t nslots;
 	double start_ns;
 	dojo_data *want;		/* the start's outputs, once */
+	/* the outputs of the last reference part of a duel, and its id:
+	 * a tile meets its rivals on the same part */
+	dojo_data *duel_want;
+	char duel_id[41];
 	int used, best, current;
 	struct timespec t0;
 };
@@ -269,7 +273,7 @@ dojo_env_duel(dojo_env *env, int state, int ref, int pairs,
 	struct dojo_measure_options opt = env->opt.measure;
 	struct dojo_measurement mp, mr;
 	dojo_program *pa, *pr;
-	dojo_data *want = NULL;
+	char id[41];
 	int rc;
 
 	memset(out, 0, sizeof *out);
@@ -288,9 +292,16 @@ dojo_env_duel(dojo_env *env, int state, int ref, int pairs,
 	if (opt.runs < pairs)
 		opt.runs = pairs;
 	/* the reference's part gives the outputs both are checked against */
+	dojo_program_id(id, pr);
+	if (strcmp(id, env->duel_id) != 0) {
+		dojo_data_free(env->duel_want);
+		env->duel_want = NULL;
+		memcpy(env->duel_id, id, sizeof id);
+	}
 	rc = -1;
-	if (dojo_measure_want(pr, &want, &opt) < 0 ||
-	    dojo_measure_speedup(pa, pr, &want, &opt, &mp, &mr, out) < 0)
+	if (dojo_measure_want(pr, &env->duel_want, &opt) < 0 ||
+	    dojo_measure_speedup(pa, pr, &env->duel_want, &opt, &mp, &mr,
+	    out) < 0)
 		goto out;
 	rc = 1;
 	if (out->speedup <= 0)
@@ -301,7 +312,6 @@ dojo_env_duel(dojo_env *env, int state, int ref, int pairs,
 out:
 	if (rc == 1)
 		dojo_error_clear();
-	dojo_data_free(want);
 	dojo_program_free(pa);
 	dojo_program_free(pr);
 	return rc;
@@ -409,6 +419,7 @@ dojo_env_free(dojo_env *env)
 	free(env->states);
 	free(env->slots);
 	dojo_data_free(env->want);
+	dojo_data_free(env->duel_want);
 	free(env);
 }
 

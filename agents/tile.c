@@ -1061,6 +1061,26 @@ channel_tiles(struct walk *wk, dojo_node *op, int m, uint64_t spatial,
 	return 0;
 }
 
+/* Whether a read of "op" walks the vector scope "w" and not "u": its
+ * vector, loaded once a step, then serves every unrolled copy of the
+ * tile (the row of B in a matrix product's tile whose u walks the rows
+ * of C).  A tile whose u walks a batch, which every read depends on,
+ * loads a vector for each multiply-add: no better than no tile. */
+static bool
+shares_vector(dojo_node *op, int u, int w)
+{
+	const dojo_access *reads[16];
+	int n = reads_of(dojo_op_rhs(op), reads, 0, 16), i, vdim;
+	uint64_t bits;
+
+	for (i = 0; i < n; i++) {
+		bits = indexed_by(reads[i], w, u, &vdim);
+		if ((bits >> w & 1) && !(bits >> u & 1))
+			return true;
+	}
+	return false;
+}
+
 /* The tiles of the reduction at the walk's path (depth "m"). */
 static int
 tiles_of(struct walk *wk, dojo_node *op, int m)
@@ -1069,7 +1089,7 @@ tiles_of(struct walk *wk, dojo_node *op, int m)
 	uint64_t spatial;
 	int w, u, ab[SHAPES][2], n, i, k, elem, lanes;
 	const char *array;
-	bool first;
+	bool first, shared;
 
 	if (m < 3 || dojo_op_update(op) == DOJO_SET)
 		return 0;
@@ -1098,8 +1118,13 @@ tiles_of(struct walk *wk, dojo_node *op, int m)
 	first = lanes > 1 && dojo_node_size(wk->scopes[w]) % lanes != 0;
 	if (first && channel_tiles(wk, op, m, spatial, array, w, elem) < 0)
 		return -1;
+	/* where some u shares a vector, only those */
+	for (u = 0, shared = false; u < m; u++)
+		shared |= u != w && (spatial & ((uint64_t)1 << u)) &&
+		    shares_vector(op, u, w);
 	for (u = 0; u < m; u++) {
-		if (u == w || !(spatial & ((uint64_t)1 << u)))
+		if (u == w || !(spatial & ((uint64_t)1 << u)) ||
+		    (shared && !shares_vector(op, u, w)))
 			continue;
 		if (u < w && shapes(dojo_node_size(wk->scopes[u]),
 		    dojo_node_size(wk->scopes[w]), elem, wk->bytes, wk->regs,

@@ -444,6 +444,34 @@ listed(dojo_env *env, int state, struct dojo_tile *tiles, const char *what)
 	return n;
 }
 
+/* A batch of products: the tiles unroll the rows of C, whose vector of B
+ * every unrolled copy shares, never the batch (each copy would load
+ * its own B: a load a multiply-add); the batch scope is never split. */
+static void
+test_batch_tiles(void)
+{
+	static const char batched[] =
+	    "A f32 [8, 32, 16] heap in\n"
+	    "B f32 [8, 32, 16] heap in\n"
+	    "C f32 [8, 32, 32] heap out\n"
+	    "8 | 32 | 32 | C[{0}, {1}, {2}] = 0\n"
+	    "  |    |    | 16 | C[{0}, {1}, {2}] += A[{0}, {1}, {3}] * "
+	    "B[{0}, {2}, {3}]\n";
+	dojo_env *env = cost_env(batched, tile_cost, 0);
+	struct dojo_tile tiles[16];
+	int n, i;
+
+	CHECK(env != NULL);
+	if (!env)
+		return;
+	n = listed(env, 0, tiles, "batch tile");
+	CHECK(n > 0);
+	for (i = 0; i < n; i++)
+		CHECK(!strstr(tiles[i].text, "split 0 ") &&
+		    !strstr(tiles[i].text, "split 1 "));
+	dojo_env_free(env);
+}
+
 /* The register tiles of a product: the moves of each, legal one by one,
  * the nest they reach; none of a tiled state. */
 static void
@@ -1503,6 +1531,8 @@ static const struct unit_test tests[] = {
 	{ "environment: a gain checked in alternate pairs", test_compare },
 	{ "environment: two children timed on what they do apart", test_duel },
 	{ "register tiles: moves, nest, none when tiled", test_tiles },
+	{ "register tiles: a batch of products unrolls rows, not the batch",
+	  test_batch_tiles },
 	{ "channel tiles: the vector along the channels, permuted, packed",
 	  test_channel_tiles },
 	{ "register tiles: shapes from the vector registers",

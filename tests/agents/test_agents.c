@@ -472,6 +472,62 @@ test_batch_tiles(void)
 	dojo_env_free(env);
 }
 
+/* A padded copy read by a stencil in a nest of its own: the first
+ * compound move fuses the three nests by batch and channel, folds the
+ * copy to one channel and moves it to the stack; none for a matrix
+ * product's temporary (its reductions want their scopes for tiles). */
+static void
+test_fusions(void)
+{
+	static const char stencil[] =
+	    "x f32 [1, 16, 30, 30] heap in\n"
+	    "w f32 [16, 3, 3] heap in\n"
+	    "y f32 [1, 16, 30, 30] heap out\n"
+	    "xp f32 [1, 16, 32, 32] heap\n"
+	    "1 | 16 | 32 | 32 | xp[{0}, {1}, {2}, {3}] = 0\n"
+	    "1 | 16 | 30 | 30 | xp[{0}, {1}, {2} + 1, {3} + 1] = "
+	    "x[{0}, {1}, {2}, {3}]\n"
+	    "1 | 16 | 30 | 30 | y[{0}, {1}, {2}, {3}] = 0\n"
+	    "  |    |    |    | 3 | 3 | y[{0}, {1}, {2}, {3}] += "
+	    "xp[{0}, {1}, {2} + {4}, {3} + {5}] * w[{1}, {4}, {5}]\n";
+	static const char layers[] =
+	    "x f32 [16, 32] heap in\n"
+	    "a f32 [32, 32] heap in\n"
+	    "y f32 [16, 32] heap out\n"
+	    "h f32 [16, 32] heap\n"
+	    "16 | 32 | h[{0}, {1}] = 0\n"
+	    "   |    | 32 | h[{0}, {1}] += x[{0}, {2}] * a[{2}, {1}]\n"
+	    "16 | 32 | y[{0}, {1}] = 0\n"
+	    "   |    | 32 | y[{0}, {1}] += h[{0}, {2}] * a[{2}, {1}]\n";
+	dojo_env *env = cost_env(stencil, tile_cost, 0);
+	struct dojo_tile tiles[16];
+	char *text;
+	int n, i;
+
+	CHECK(env != NULL);
+	if (!env)
+		return;
+	n = listed(env, 0, tiles, "fusion");
+	CHECK(n > 0);
+	if (n > 0) {
+		CHECK_STR(tiles[0].text, "fuse 0; fuse 0; fuse 0.0; "
+		    "fuse 0.0; fold xp 1 1; move xp stack");
+		text = dojo_program_print(dojo_env_program(env,
+		    tiles[0].state), false);
+		CHECK(text && strstr(text, "xp f32 [1, 16:1, 32, 32] stack"));
+		free(text);
+	}
+	dojo_env_free(env);
+	env = cost_env(layers, tile_cost, 0);
+	CHECK(env != NULL);
+	if (!env)
+		return;
+	n = listed(env, 0, tiles, "layers");
+	for (i = 0; i < n; i++)
+		CHECK(!strstr(tiles[i].text, "fold h"));
+	dojo_env_free(env);
+}
+
 /* The register tiles of a product: the moves of each, legal one by one,
  * the nest they reach; none of a tiled state. */
 static void
@@ -1533,6 +1589,8 @@ static const struct unit_test tests[] = {
 	{ "register tiles: moves, nest, none when tiled", test_tiles },
 	{ "register tiles: a batch of products unrolls rows, not the batch",
 	  test_batch_tiles },
+	{ "fusions: a padded copy fused with its stencil, folded",
+	  test_fusions },
 	{ "channel tiles: the vector along the channels, permuted, packed",
 	  test_channel_tiles },
 	{ "register tiles: shapes from the vector registers",

@@ -86,8 +86,10 @@ struct dojo_tile {
 	char text[DOJO_TILE_TEXT];	/* "split 1 4; swap 1.0; ..." */
 };
 
-/* The tiles of "state", at most "max" into "out": their count, or -1
- * with the last error set. */
+/* The tiles of "state", at most "max" into "out", after its fusions
+ * (a temporary between top-level nests: the nests fused, the temporary
+ * folded and on the stack; doc/agents.md): their count, or -1 with the
+ * last error set. */
 int dojo_agent_tiles(__dojo_keep dojo_env *env, int state,
     __dojo_keep struct dojo_tile *out, int max);
 

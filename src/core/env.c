@@ -237,6 +237,20 @@ confirm(dojo_env *env, int state, int pairs)
 
 static bool out_of_time(dojo_env *env);
 
+/* Whether "state" and "ref" can be timed against each other here: both
+ * measured and working, no cost function, no training, measurements
+ * made here, time left. */
+static bool
+timeable(dojo_env *env, int state, int ref)
+{
+	const struct env_state *a = &env->states[state];
+	const struct env_state *b = &env->states[ref];
+
+	return !env->opt.cost && !env->opt.no_confirm && !env->opt.remote &&
+	    a->measured && !a->failed && b->measured && !b->failed &&
+	    !out_of_time(env);
+}
+
 int
 dojo_env_compare(dojo_env *env, int state, int ref, int pairs,
     struct dojo_measure_ratio *out)
@@ -246,9 +260,7 @@ dojo_env_compare(dojo_env *env, int state, int ref, int pairs,
 	struct dojo_measurement mp, mr;
 
 	memset(out, 0, sizeof *out);
-	if (env->opt.cost || env->opt.no_confirm || env->opt.remote ||
-	    !nd->measured || nd->failed || !env->states[ref].measured ||
-	    env->states[ref].failed || out_of_time(env))
+	if (!timeable(env, state, ref))
 		return 1;
 	if (opt.runs < pairs)
 		opt.runs = pairs;
@@ -277,9 +289,7 @@ dojo_env_duel(dojo_env *env, int state, int ref, int pairs,
 	int rc;
 
 	memset(out, 0, sizeof *out);
-	if (env->opt.cost || env->opt.no_confirm || env->opt.remote ||
-	    !nd->measured || nd->failed || !env->states[ref].measured ||
-	    env->states[ref].failed || out_of_time(env))
+	if (!timeable(env, state, ref))
 		return 1;
 	rc = dojo_program_apart(nd->prog, env->states[ref].prog, &pa, &pr);
 	if (rc != 0)

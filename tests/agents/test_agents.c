@@ -1073,6 +1073,26 @@ test_follow(void)
 	dojo_env_free(f.fresh);
 }
 
+/* An environment on the kernel "text" that really measures, its
+ * database NAME.db in the test's folder (the environment keeps the
+ * path: one such environment at a time); NULL on failure. */
+static dojo_env *
+measured_env(const char *text, const char *name)
+{
+	dojo_program *p = dojo_program_parse("kernel.dojo", text,
+	    strlen(text));
+	struct dojo_env_options eo;
+	static char db[sizeof tmpdir + 32];
+	dojo_env *env;
+
+	snprintf(db, sizeof db, "%s/%s.db", tmpdir, name);
+	dojo_env_options_init(&eo);
+	eo.measure.db = db;
+	env = p ? dojo_env_new(p, &eo) : NULL;
+	dojo_program_free(p);
+	return env;
+}
+
 /* A gain checked in alternate pairs (dojo_env_compare), as a climb does:
  * really timed, the child's reward becomes its paired ratio against the
  * state it was timed with, which is kept; with a cost function nothing
@@ -1084,19 +1104,11 @@ test_compare(void)
 	    "x f32 [256, 256] heap in\n"
 	    "y f32 [256, 256] heap out\n"
 	    "256 | 256 | y[{0}, {1}] = x[{0}, {1}] + 1\n";
-	dojo_program *p = dojo_program_parse("add.dojo", add, strlen(add));
-	struct dojo_env_options eo;
+	dojo_env *env = measured_env(add, "compare");
 	struct dojo_measure_ratio r;
-	char db[sizeof tmpdir + 16];
-	dojo_env *env;
 	double look;
 	int k;
 
-	snprintf(db, sizeof db, "%s/compare.db", tmpdir);
-	dojo_env_options_init(&eo);
-	eo.measure.db = db;
-	env = p ? dojo_env_new(p, &eo) : NULL;
-	dojo_program_free(p);
 	CHECK(env != NULL);
 	if (!env)
 		return;
@@ -1144,20 +1156,12 @@ test_duel(void)
 	    "y f32 [256, 256] heap out\n"
 	    "256 | 256 | t[{0}, {1}] = x[{0}, {1}] + 1\n"
 	    "256 | 256 | y[{0}, {1}] = t[{0}, {1}] * 2\n";
-	dojo_program *p = dojo_program_parse("two.dojo", two, strlen(two));
+	dojo_env *env = measured_env(two, "duel");
 	dojo_program *pa, *pb;
-	struct dojo_env_options eo;
 	struct dojo_measure_ratio r;
-	char db[sizeof tmpdir + 16];
-	dojo_env *env;
 	double ra, rb;
 	int a, b, c, d;
 
-	snprintf(db, sizeof db, "%s/duel.db", tmpdir);
-	dojo_env_options_init(&eo);
-	eo.measure.db = db;
-	env = p ? dojo_env_new(p, &eo) : NULL;
-	dojo_program_free(p);
 	CHECK(env != NULL);
 	if (!env)
 		return;

@@ -1157,6 +1157,99 @@ tiles_of(struct walk *wk, dojo_node *op, int m)
 	return 0;
 }
 
+/* Whether the access "acc" uses the iterator at depth "d". */
+static bool
+access_uses(const dojo_access *acc, int d)
+{
+	int depth[DOJO_MAX_DEPTH], n, i, t;
+	int64_t coef[DOJO_MAX_DEPTH], c;
+
+	for (i = 0; i < dojo_access_n_indices(acc); i++) {
+		n = dojo_access_index(acc, i, &c, depth, coef);
+		for (t = 0; t < n; t++)
+			if (depth[t] == d && coef[t] != 0)
+				return true;
+	}
+	return false;
+}
+
+/* Accumulators: a reduction over its innermost scope R, of a size that
+ * holds 4 vectors (else 2, else 1) F times, with no tile, in vectors of
+ * partial results: R isolated (fission; a flag cleared first), split by
+ * F, reduced into F partial results (rfactor), each of the three nests
+ * a vector, and the statements fissioned away vectorized again where R
+ * was.  A softmax's row maximum and sum, a norm's mean: one vector
+ * accumulator (omp simd reduction) waits on each add's latency; four
+ * do not.  The split alone gains nothing and the rfactor needs it: one
+ * move at a time, a climb does not find it.  Into wk->out; 0 or -1. */
+static int
+accumulators(struct walk *wk, dojo_node *op, int m)
+{
+	dojo_program *prog = dojo_env_program(wk->env, wk->state);
+	struct build b = { wk->env, wk->state, "", 0 };
+	dojo_node *r;
+	const dojo_access *lhs = dojo_op_lhs(op);
+	int path[DOJO_MAX_DEPTH], k, f, lanes, n, j, rc;
+	char addr[DOJO_MAX_DEPTH * 8], next[DOJO_MAX_DEPTH * 8];
+	bool vector;
+
+	if (m < 1 || dojo_op_update(op) == DOJO_SET ||
+	    access_uses(lhs, m - 1))
+		return 0;
+	k = dojo_array_buffer(prog, dojo_access_array(lhs));
+	lanes = wk->bytes / (int)dojo_dtype_size(dojo_buffer_dtype(prog, k));
+	r = wk->scopes[m - 1];
+	for (f = 4 * lanes; f >= lanes && f > 1; f /= 2)
+		if (dojo_node_size(r) % f == 0 && dojo_node_size(r) > f)
+			break;
+	if (f < lanes || f <= 1)
+		return 0;
+	memcpy(path, wk->path, (m + 1) * sizeof *path);
+	dojo_address_format(addr, sizeof addr, path, m);
+	vector = dojo_node_flag(r) == DOJO_FLAG_VECTOR;
+	if (dojo_node_flag(r) && (rc = play(&b, "clear %s", addr)) < 0)
+		return rc == -2 ? -1 : 0;
+	/* R holds the operation alone: the statements before it, then
+	 * those after it, in scopes of their own */
+	n = dojo_node_n_children(r);
+	j = path[m];
+	if (j > 0) {
+		if ((rc = play(&b, "fission %s %d", addr, j)) < 0)
+			return rc == -2 ? -1 : 0;
+		if (vector && play(&b, "vectorize %s", addr) == -2)
+			return -1;
+		path[m - 1]++;
+		dojo_address_format(addr, sizeof addr, path, m);
+	}
+	if (j < n - 1) {
+		if ((rc = play(&b, "fission %s 1", addr)) < 0)
+			return rc == -2 ? -1 : 0;
+		path[m - 1]++;
+		dojo_address_format(next, sizeof next, path, m);
+		path[m - 1]--;
+		if (vector && play(&b, "vectorize %s", next) == -2)
+			return -1;
+	}
+	if ((rc = play(&b, "split %s %d", addr, f)) < 0 ||
+	    (rc = play(&b, "rfactor %s", addr)) < 0 ||
+	    (rc = play(&b, "vectorize %s", addr)) < 0)
+		return rc == -2 ? -1 : 0;
+	path[m - 1]++;
+	dojo_address_format(next, sizeof next, path, m);
+	if ((rc = play(&b, "vectorize %s.0", next)) < 0)
+		return rc == -2 ? -1 : 0;
+	path[m - 1]++;
+	dojo_address_format(next, sizeof next, path, m);
+	if ((rc = play(&b, "vectorize %s", next)) == -2)
+		return -1;
+	if (b.state == wk->state || offered(wk, b.state))
+		return 0;
+	wk->out[wk->n].state = b.state;
+	memcpy(wk->out[wk->n].text, b.text, sizeof b.text);
+	wk->n++;
+	return 0;
+}
+
 /* The tiles of the operations under "state", at depth "m" (the path
  * to it in wk->path[0 .. m]). */
 static int
@@ -1164,8 +1257,13 @@ walk_nodes(struct walk *wk, dojo_node *node, int m)
 {
 	int i;
 
-	if (dojo_node_kind(node) == DOJO_OP)
-		return tiles_of(wk, node, m);
+	if (dojo_node_kind(node) == DOJO_OP) {
+		i = wk->n;
+		if (tiles_of(wk, node, m) < 0)
+			return -1;
+		return wk->n == i && !wk->panels && wk->n < wk->max ?
+		    accumulators(wk, node, m) : 0;
+	}
 	if (m + 1 >= DOJO_MAX_DEPTH)
 		return 0;
 	wk->scopes[m] = node;
@@ -1186,22 +1284,6 @@ walk_nodes(struct walk *wk, dojo_node *node, int m)
  * in the cache.  Each fuse gains little alone, the fold needs them all:
  * one move at a time, no climb crosses that plateau.
  */
-
-/* Whether the access "acc" uses the iterator at depth "d". */
-static bool
-access_uses(const dojo_access *acc, int d)
-{
-	int depth[DOJO_MAX_DEPTH], n, i, t;
-	int64_t coef[DOJO_MAX_DEPTH], c;
-
-	for (i = 0; i < dojo_access_n_indices(acc); i++) {
-		n = dojo_access_index(acc, i, &c, depth, coef);
-		for (t = 0; t < n; t++)
-			if (depth[t] == d && coef[t] != 0)
-				return true;
-	}
-	return false;
-}
 
 /* Whether an operation under "node" (at depth "depth", the scopes above
  * it in "chain") accesses buffer "buf" (into "*uses"), or updates its

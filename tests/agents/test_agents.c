@@ -528,6 +528,42 @@ test_fusions(void)
 	dojo_env_free(env);
 }
 
+/* A row sum (no tile: one scope indexes the sum): accumulators, 4
+ * vectors of 8 partial sums (AVX2's registers here), the sum isolated
+ * from the statement beside it first, which stays a vector. */
+static void
+test_accumulators(void)
+{
+	static const char rows[] =
+	    "x f32 [16, 256] heap in\n"
+	    "y f32 [16, 256] heap out\n"
+	    "s f32 [16] heap out\n"
+	    "16 | s[{0}] = 0\n"
+	    "   | 256:v | y[{0}, {1}] = x[{0}, {1}] * 2\n"
+	    "   |       | s[{0}] += x[{0}, {1}]\n";
+	dojo_env *env = cost_env(rows, tile_cost, 0);
+	struct dojo_tile tiles[16];
+	char *text;
+	int n;
+
+	CHECK(env != NULL);
+	if (!env)
+		return;
+	n = listed(env, 0, tiles, "accumulators");
+	CHECK(n == 1);
+	if (n == 1) {
+		CHECK_STR(tiles[0].text, "clear 0.1; fission 0.1 1; "
+		    "vectorize 0.1; split 0.2 32; rfactor 0.2; "
+		    "vectorize 0.2; vectorize 0.3.0; vectorize 0.4");
+		text = dojo_program_print(dojo_env_program(env,
+		    tiles[0].state), false);
+		CHECK(text && strstr(text, "s_r f32 [32] stack") &&
+		    strstr(text, "| 8     | 32:v | s_r[{2}] += x[{0}, {1}*32 + {2}]"));
+		free(text);
+	}
+	dojo_env_free(env);
+}
+
 /* The register tiles of a product: the moves of each, legal one by one,
  * the nest they reach; none of a tiled state. */
 static void
@@ -1595,6 +1631,8 @@ static const struct unit_test tests[] = {
 	  test_batch_tiles },
 	{ "fusions: a padded copy fused with its stencil, folded",
 	  test_fusions },
+	{ "accumulators: a row sum in vectors of partial sums",
+	  test_accumulators },
 	{ "channel tiles: the vector along the channels, permuted, packed",
 	  test_channel_tiles },
 	{ "register tiles: shapes from the vector registers",

@@ -1344,9 +1344,7 @@ fusion(dojo_env *env, int state, int buf, struct dojo_tile *out)
 
 		scan_fusable(prog, dojo_program_child(prog, i), chain, 0, buf,
 		    &uses, &reduces);
-		if (reduces && (first < 0 || uses))
-			first = -2;	/* a reduction in the way */
-		if (uses && first != -2) {
+		if (uses) {
 			if (first < 0)
 				first = i;
 			last = i;

@@ -499,6 +499,16 @@ test_fusions(void)
 	    "   |    | 32 | h[{0}, {1}] += x[{0}, {2}] * a[{2}, {1}]\n"
 	    "16 | 32 | y[{0}, {1}] = 0\n"
 	    "   |    | 32 | y[{0}, {1}] += h[{0}, {2}] * a[{2}, {1}]\n";
+	static const char after[] =
+	    "x f32 [16, 32] heap in\n"
+	    "a f32 [32, 32] heap in\n"
+	    "z f32 [16, 32] heap out\n"
+	    "y f32 [16] heap out\n"
+	    "t f32 [16] heap\n"
+	    "16 | 32 | z[{0}, {1}] = 0\n"
+	    "   |    | 32 | z[{0}, {1}] += x[{0}, {2}] * a[{2}, {1}]\n"
+	    "16 | t[{0}] = x[{0}, 0] * 2\n"
+	    "16 | y[{0}] = t[{0}] + 1\n";
 	dojo_env *env = cost_env(stencil, tile_cost, 0);
 	struct dojo_tile tiles[16];
 	char *text;
@@ -525,6 +535,16 @@ test_fusions(void)
 	n = listed(env, 0, tiles, "layers");
 	for (i = 0; i < n; i++)
 		CHECK(!strstr(tiles[i].text, "fold h"));
+	dojo_env_free(env);
+	/* a product before the temporary's nests is no obstacle */
+	env = cost_env(after, tile_cost, 0);
+	CHECK(env != NULL);
+	if (!env)
+		return;
+	n = listed(env, 0, tiles, "after a product");
+	CHECK(n > 0);
+	if (n > 0)
+		CHECK_STR(tiles[0].text, "fuse 1; fold t 0 1; move t stack");
 	dojo_env_free(env);
 }
 

@@ -660,25 +660,23 @@ duel(dojo_env *env, struct climb *c)
 		return 0;
 	floor = c->bestr - DUEL_RANGE;
 	/* the rivals, the best first looks first */
-	for (i = 0; i < c->n; i++) {
-		k = c->state[i];
-		if (c->kind[i] != TILE || k == c->best ||
-		    !dojo_env_measured(env, k) || dojo_env_failed(env, k) ||
-		    dojo_env_reward(env, k) <= floor)
-			continue;
-		for (j = 0; j < n; j++)
-			if (rival[j] == k)
-				break;
-		if (j < n)
-			continue;
-		/* insert in order, the last dropped when full */
-		for (j = n < DUEL_RIVALS ? n++ : n; j > 0 &&
-		    dojo_env_reward(env, rival[j - 1]) <
-		    dojo_env_reward(env, k); j--)
-			if (j < DUEL_RIVALS)
-				rival[j] = rival[j - 1];
-		if (j < DUEL_RIVALS)
-			rival[j] = k;
+	for (n = 0; n < DUEL_RIVALS; n++) {
+		rival[n] = -1;
+		for (i = 0; i < c->n; i++) {
+			k = c->state[i];
+			if (c->kind[i] != TILE || k == c->best ||
+			    !dojo_env_measured(env, k) ||
+			    dojo_env_failed(env, k) ||
+			    dojo_env_reward(env, k) <= floor)
+				continue;
+			for (j = 0; j < n && rival[j] != k; j++)
+				;
+			if (j == n && (rival[n] < 0 || dojo_env_reward(env, k) >
+			    dojo_env_reward(env, rival[n])))
+				rival[n] = k;
+		}
+		if (rival[n] < 0)
+			break;
 	}
 	for (i = 0; i < n; i++) {
 		rc = dojo_env_duel(env, rival[i], c->best, HOLD_PAIRS, &ratio);

@@ -1157,22 +1157,6 @@ tiles_of(struct walk *wk, dojo_node *op, int m)
 	return 0;
 }
 
-/* Whether the access "acc" uses the iterator at depth "d". */
-static bool
-access_uses(const dojo_access *acc, int d)
-{
-	int depth[DOJO_MAX_DEPTH], n, i, t;
-	int64_t coef[DOJO_MAX_DEPTH], c;
-
-	for (i = 0; i < dojo_access_n_indices(acc); i++) {
-		n = dojo_access_index(acc, i, &c, depth, coef);
-		for (t = 0; t < n; t++)
-			if (depth[t] == d && coef[t] != 0)
-				return true;
-	}
-	return false;
-}
-
 /* Accumulators: a reduction over its innermost scope R, of a size that
  * holds 4 vectors (else 2, else 1) F times, with no tile, in vectors of
  * partial results: R isolated (fission; a flag cleared first), split by
@@ -1194,7 +1178,7 @@ accumulators(struct walk *wk, dojo_node *op, int m)
 	bool vector;
 
 	if (m < 1 || dojo_op_update(op) == DOJO_SET ||
-	    access_uses(lhs, m - 1))
+	    (indexed_by(lhs, -1, -1, &k) >> (m - 1) & 1))
 		return 0;
 	k = dojo_array_buffer(prog, dojo_access_array(lhs));
 	lanes = wk->bytes / (int)dojo_dtype_size(dojo_buffer_dtype(prog, k));
@@ -1296,6 +1280,7 @@ scan_fusable(dojo_program *prog, dojo_node *node, dojo_node **chain,
 {
 	const dojo_access *reads[16];
 	const dojo_access *lhs;
+	uint64_t bits;
 	int i, n;
 
 	if (dojo_node_kind(node) == DOJO_SCOPE) {
@@ -1315,9 +1300,10 @@ scan_fusable(dojo_program *prog, dojo_node *node, dojo_node **chain,
 	*uses |= dojo_array_buffer(prog, dojo_access_array(lhs)) == buf;
 	if (dojo_op_update(node) == DOJO_SET)
 		return;
+	bits = indexed_by(lhs, -1, -1, &n);
 	for (i = 0; i < depth; i++)
 		*reduces |= dojo_node_size(chain[i]) > SHORT &&
-		    !access_uses(lhs, i);
+		    !(bits >> i & 1);
 }
 
 /* The fusion of temporary "buf" at "state" into "out": the top-level
@@ -1335,31 +1321,30 @@ fusion(dojo_env *env, int state, int buf, struct dojo_tile *out)
 	    folds = 0;
 	const char *name = dojo_buffer_name(prog, buf);
 	char addr[DOJO_MAX_DEPTH * 8];
+	bool blocked = false, pending = false;
 
 	if (dojo_buffer_role(prog, buf) != DOJO_TEMP ||
 	    dojo_buffer_loc(prog, buf) != DOJO_HEAP)
 		return 0;
+	/* the first and last users, and whether a nest from the first to
+	 * the last reduces ("pending": one since the last user) */
 	for (i = 0; i < dojo_program_n_children(prog); i++) {
 		bool uses = false, reduces = false;
 
 		scan_fusable(prog, dojo_program_child(prog, i), chain, 0, buf,
 		    &uses, &reduces);
+		if (first >= 0 || uses)
+			pending |= reduces;
 		if (uses) {
 			if (first < 0)
 				first = i;
 			last = i;
+			blocked |= pending;
+			pending = false;
 		}
 	}
-	if (first < 0 || last == first)
+	if (first < 0 || last == first || blocked)
 		return 0;
-	for (i = first; i <= last; i++) {
-		bool uses = false, reduces = false;
-
-		scan_fusable(prog, dojo_program_child(prog, i), chain, 0, buf,
-		    &uses, &reduces);
-		if (reduces)
-			return 0;
-	}
 	path[0] = first;
 	need = last - first;
 	for (depth = 1; need > 0 && depth < DOJO_MAX_DEPTH; depth++) {

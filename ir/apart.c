@@ -131,9 +131,7 @@ alone(dojo_program *prog, const bool *keep, unsigned char *kept,
 	}
 	p = program_with(prog, d);
 	if (!p) {
-		free(d->buf);
-		free(d->arr);
-		free(d);
+		dojo_decls_unref(d);	/* a copy's count is 0 */
 		goto oom;
 	}
 	for (i = 0; i < prog->n; i++)

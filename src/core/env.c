@@ -295,14 +295,16 @@ dojo_env_duel(dojo_env *env, int state, int ref, int pairs,
 	if (rc != 0)
 		return rc;
 	/* the parts run alone only where they keep the rules (a nest that
-	 * accumulates into what a shared nest set cannot) */
+	 * accumulates into what a shared nest set cannot); the reference's
+	 * part, the last one's again, was checked then */
 	rc = 1;
-	if (dojo_program_validate(pa) < 0 || dojo_program_validate(pr) < 0)
+	dojo_program_id(id, pr);
+	if (dojo_program_validate(pa) < 0 || (strcmp(id, env->duel_id) != 0 &&
+	    dojo_program_validate(pr) < 0))
 		goto out;
 	if (opt.runs < pairs)
 		opt.runs = pairs;
 	/* the reference's part gives the outputs both are checked against */
-	dojo_program_id(id, pr);
 	if (strcmp(id, env->duel_id) != 0) {
 		dojo_data_free(env->duel_want);
 		env->duel_want = NULL;

@@ -10,6 +10,7 @@
 #include "ir/interp.h"
 
 #include "ir/moves.h"
+#include "src/util/strbuf.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -168,13 +169,19 @@ print_json(const struct dojo_measurement *m,
 		    ops / m->median_ns);
 	if (peak > 0)
 		printf(", \"peak_gflops\": %.4g", peak);
-	if (r && r->speedup > 0)
-		printf(", \"speedup\": %.4f, \"speedup_low\": %.4f, "
-		    "\"speedup_high\": %.4f, \"pairs\": %d, "
+	if (r && r->speedup > 0) {
+		char s[32], low[32], high[32];
+
+		dojo_format_ratio(s, r->speedup, 5);
+		dojo_format_ratio(low, r->low, 5);
+		dojo_format_ratio(high, r->high, 5);
+		printf(", \"speedup\": %s, \"speedup_low\": %s, "
+		    "\"speedup_high\": %s, \"pairs\": %d, "
 		    "\"speedup_disturbed\": %s, \"speedup_precise\": %s",
-		    r->speedup, r->low, r->high, r->pairs,
+		    s, low, high, r->pairs,
 		    r->disturbed ? "true" : "false",
 		    r->precise ? "true" : "false");
+	}
 	printf(", \"cached\": %s, \"stored\": %s, \"state\": \"%s\", "
 	    "\"fingerprint\": \"%s\"}\n", m->cached ? "true" : "false",
 	    m->stored ? "true" : "false", m->state, m->fingerprint);
@@ -202,12 +209,17 @@ print_text(const char *file, const struct dojo_measurement *m,
 	if (ops > 0 && m->median_ns > 0 && peak > 0)
 		printf(", %.1f%% of this machine's peak (%.4g GFLOP/s)\n",
 		    100 * ops / m->median_ns / peak, peak);
-	if (r && r->speedup > 0)
-		printf("speedup %.3g, 95%% interval [%.3g, %.3g], against %s "
-		    "(%d alternate pairs)%s%s\n", r->speedup, r->low, r->high,
-		    baseline, r->pairs, r->disturbed ? " DISTURBED" :
-		    r->low > 1 || r->high < 1 ? "" : ", not significant",
+	if (r && r->speedup > 0) {
+		char s[32], iv[80];
+
+		dojo_format_ratio(s, r->speedup, 3);
+		dojo_format_interval(iv, r->low, r->high, 3);
+		printf("speedup %s, 95%% interval %s, against %s (%d "
+		    "alternate pairs)%s%s\n", s, iv, baseline, r->pairs,
+		    r->disturbed ? " DISTURBED" : r->low > 1 || r->high < 1 ?
+		    "" : ", not significant",
 		    r->precise ? "" : ", wider than +-5%");
+	}
 }
 
 /* The timed repetitions of a cross target's program, after its first

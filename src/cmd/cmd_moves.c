@@ -6,6 +6,7 @@
 #include "targets/measure.h"
 #include "src/core/session.h"
 #include "targets/target.h"
+#include "src/util/strbuf.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -195,11 +196,14 @@ record_step(struct recorder *rec, const char *text, dojo_program *prev,
 	    step.new_branch ? step.branch : "");
 	if (step.new_branch)
 		fputc(')', stderr);
-	if (smp && sm.confirmed)
-		fprintf(stderr, " %.3gx [%.3g, %.3g]%s", sm.speedup,
-		    sm.speedup_low, sm.speedup_high, sm.speedup_low > 1 ? "" :
+	if (smp && sm.confirmed) {
+		char s[32], iv[80];
+
+		dojo_format_ratio(s, sm.speedup, 3);
+		dojo_format_interval(iv, sm.speedup_low, sm.speedup_high, 3);
+		fprintf(stderr, " %sx %s%s", s, iv, sm.speedup_low > 1 ? "" :
 		    " not significant");
-	else if (smp && sm.speedup > 0)
+	} else if (smp && sm.speedup > 0)
 		fprintf(stderr, " %.3gx%s", sm.speedup, sm.disturbed ?
 		    " (disturbed)" : "");
 	else if (smp && strcmp(sm.outcome, "ok") != 0)

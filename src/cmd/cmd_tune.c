@@ -183,6 +183,18 @@ trace_number(FILE *f, double x)
 		fprintf(f, "\t%.4g", x);
 }
 
+/* "\tSPEEDUP [LOW, HIGH] PAIRS": a ratio of alternate pairs. */
+static void
+trace_ratio(FILE *f, const struct dojo_measure_ratio *r)
+{
+	char s[32], low[32], high[32];
+
+	dojo_format_ratio(s, r->speedup, 4);
+	dojo_format_ratio(low, r->low, 4);
+	dojo_format_ratio(high, r->high, 4);
+	fprintf(f, "\t%s [%s, %s] %d", s, low, high, r->pairs);
+}
+
 /* One line of the trace: what was measured, why, what it was expected
  * to gain and what it did (doc/agents.md). */
 static void
@@ -201,8 +213,7 @@ trace_line(FILE *f, dojo_env *env, const char *step, int node, bool best)
 	else
 		trace_number(f, exp(dojo_env_reward(env, node)));
 	if (dojo_env_confirmed(env, node, &r))
-		fprintf(f, "\t%.4g [%.4g, %.4g] %d", r.speedup, r.low, r.high,
-		    r.pairs);
+		trace_ratio(f, &r);
 	else
 		fputs("\t-", f);
 	fprintf(f, "\t%s\t%s\n", best ? "best" : "-",
@@ -555,8 +566,8 @@ trace_pairs(FILE *f, dojo_env *env, const char *step, const char *why,
 	fprintf(f, "%s\t%.7s\t%.7s\t%s\t-", step,
 	    dojo_env_state_id(env, state), dojo_env_state_id(env, ref), why);
 	trace_number(f, exp(dojo_env_reward(env, state)));
-	fprintf(f, "\t%.4g [%.4g, %.4g] %d\t-\t%s\n", r->speedup, r->low,
-	    r->high, r->pairs, dojo_env_action(env, state));
+	trace_ratio(f, r);
+	fprintf(f, "\t-\t%s\n", dojo_env_action(env, state));
 }
 
 /* After the search: the gains a climb checked in pairs before it went
@@ -615,9 +626,14 @@ print_result_json(const struct tune_args *a, const char *file,
 	    "\"confirmed\": %s", dojo_env_state_id(env, best),
 	    dojo_env_start_ns(env), confirmed ? r.speedup :
 	    exp(dojo_env_reward(env, best)), confirmed ? "true" : "false");
-	if (confirmed)
-		printf(", \"speedup_low\": %.6g, \"speedup_high\": %.6g, "
-		    "\"pairs\": %d", r.low, r.high, r.pairs);
+	if (confirmed) {
+		char low[32], high[32];
+
+		dojo_format_ratio(low, r.low, 6);
+		dojo_format_ratio(high, r.high, 6);
+		printf(", \"speedup_low\": %s, \"speedup_high\": %s, "
+		    "\"pairs\": %d", low, high, r.pairs);
+	}
 	fputs(", \"moves\": [", stdout);
 	for (k = 1; k < n; k++) {
 		if (k > 1)
@@ -806,12 +822,15 @@ tune_run(int argc, char **argv)
 		printf("# best: state %.7s, 0 moves, branch %s, the start (no "
 		    "speedup confirmed against it)\n",
 		    dojo_env_state_id(env, best), branch);
-	else if (dojo_env_confirmed(env, best, &ratio))
+	else if (dojo_env_confirmed(env, best, &ratio)) {
+		char iv[80];
+
+		dojo_format_interval(iv, ratio.low, ratio.high, 3);
 		printf("# best: state %.7s, %d moves, branch %s, %.3fx, 95%% "
-		    "interval [%.3g, %.3g] in %d alternate pairs against the "
-		    "start\n", dojo_env_state_id(env, best), n - 1, branch,
-		    ratio.speedup, ratio.low, ratio.high, ratio.pairs);
-	else if (a.mpi && !a.synthetic)
+		    "interval %s in %d alternate pairs against the start\n",
+		    dojo_env_state_id(env, best), n - 1, branch,
+		    ratio.speedup, iv, ratio.pairs);
+	} else if (a.mpi && !a.synthetic)
 		printf("# best: state %.7s, %d moves, branch %s, %.3fx (first "
 		    "looks on the measuring ranks, not confirmed in pairs)\n",
 		    dojo_env_state_id(env, best), n - 1, branch,

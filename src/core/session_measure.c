@@ -37,9 +37,14 @@ dojo_session_format_measurement(struct dojo_strbuf *sb,
 		    m->disturbed ? "yes" : "no");
 	if (m->speedup > 0)
 		dojo_strbuf_printf(sb, "speedup: %.6g\n", m->speedup);
-	if (m->confirmed)
-		dojo_strbuf_printf(sb, "speedup_low: %.6g\nspeedup_high: "
-		    "%.6g\n", m->speedup_low, m->speedup_high);
+	if (m->confirmed) {
+		char low[32], high[32];
+
+		dojo_format_ratio(low, m->speedup_low, 6);
+		dojo_format_ratio(high, m->speedup_high, 6);
+		dojo_strbuf_printf(sb, "speedup_low: %s\nspeedup_high: %s\n",
+		    low, high);
+	}
 	if (m->ops > 0)
 		dojo_strbuf_printf(sb, "ops: %.0f\n", m->ops);
 	if (m->peak_gflops > 0)

@@ -339,7 +339,7 @@ dojo_run_states_format(struct dojo_strbuf *sb, const char *run,
 	    "state    last move\n");
 	for (i = 0; i < n; i++) {
 		const struct dojo_run_state *r = &rows[i];
-		char speed[32], interval[48];
+		char speed[32], interval[80];
 
 		if (strcmp(r->outcome, "ok") != 0)
 			snprintf(speed, sizeof speed, "%s", r->outcome);
@@ -347,8 +347,7 @@ dojo_run_states_format(struct dojo_strbuf *sb, const char *run,
 			snprintf(speed, sizeof speed, "%.3fx%s", r->speedup,
 			    r->disturbed ? "!" : "");
 		if (r->confirmed)
-			snprintf(interval, sizeof interval, "[%.3g, %.3g]",
-			    r->low, r->high);
+			dojo_format_interval(interval, r->low, r->high, 3);
 		else
 			snprintf(interval, sizeof interval, "%s",
 			    strcmp(r->outcome, "ok") ? "" : "first look");

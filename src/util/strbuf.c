@@ -211,6 +211,31 @@ dojo_format_float(char out[32], float v)
 	format_shortest(out, v, 9, same_float);
 }
 
+static int
+side_of_one(double v)
+{
+	return (v > 1) - (v < 1);
+}
+
+void
+dojo_format_ratio(char out[32], double v, int digits)
+{
+	do
+		snprintf(out, 32, "%.*g", digits, v);
+	while (!isnan(v) && side_of_one(strtod(out, NULL)) != side_of_one(v) &&
+	    ++digits <= 17);
+}
+
+void
+dojo_format_interval(char out[80], double low, double high, int digits)
+{
+	char l[32], h[32];
+
+	dojo_format_ratio(l, low, digits);
+	dojo_format_ratio(h, high, digits);
+	snprintf(out, 80, "[%s, %s]", l, h);
+}
+
 char **
 dojo_split_words(const char *text, int *n)
 {

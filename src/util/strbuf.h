@@ -39,6 +39,13 @@ void dojo_format_number(char out[32], double v);
  * after it, a C literal of exactly "v" (a compiler rounds a float
  * literal's decimal straight to float, not through double). */
 void dojo_format_float(char out[32], float v);
+/* A ratio "v" with "digits" significant digits, or as many more as it
+ * takes to read back on its side of 1: a speedup whose interval's low
+ * bound is 1.00004 must not read "1" where "above 1" is the test. */
+void dojo_format_ratio(char out[32], double v, int digits);
+/* "[LOW, HIGH]", each bound as dojo_format_ratio writes it. */
+void dojo_format_interval(char out[80], double low, double high,
+    int digits);
 /* The words of "text" split on blanks (spaces, tabs, newlines), with no
  * quoting and no expansion: an argv, NULL-terminated, "*n" words when
  * "n"; one allocation that free() releases, NULL when out of memory. */

@@ -100,6 +100,28 @@ test_numbers(void)
 	}
 }
 
+/* ratios in traces, measurement files and JSON: on their side of 1 as
+ * read back (a check "held" above 1 once printed its low bound "1") */
+static void
+test_format_ratio(void)
+{
+	static const struct { double v; int digits; const char *s; } cases[] = {
+		{ 1.04321, 4, "1.043" }, { 1.00004, 4, "1.00004" },
+		{ 0.99996, 4, "0.99996" }, { 1, 4, "1" },
+		{ 1.0000000000001, 3, "1.0000000000001" },
+		{ 0.5, 3, "0.5" }, { 12.3456, 3, "12.3" },
+	};
+	char out[32], iv[80];
+	size_t i;
+
+	for (i = 0; i < sizeof cases / sizeof *cases; i++) {
+		dojo_format_ratio(out, cases[i].v, cases[i].digits);
+		CHECK_STR(cases[i].s, out);
+	}
+	dojo_format_interval(iv, 1.00002, 1.0512, 3);
+	CHECK_STR("[1.00002, 1.05]", iv);
+}
+
 /* f32 literals of the C target: the shortest text of the float itself */
 static void
 test_format_float(void)
@@ -423,6 +445,7 @@ static const struct unit_test tests[] = {
 	{ "state id is git's blob id", test_state_id },
 	{ "numbers print shortest and read back", test_numbers },
 	{ "floats print shortest and read back as floats", test_format_float },
+	{ "ratios print on their side of 1", test_format_ratio },
 	{ "indices print in normal form", test_index_normal_form },
 	{ "expressions keep only the parentheses they need", test_parentheses },
 	{ "cells are padded per depth", test_cells_and_widths },

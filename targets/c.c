@@ -969,13 +969,49 @@ dojo_c_helpers(struct dojo_strbuf *out, const char *qualifier)
 /* The fast mode's vector math: in OpenMP simd loops, the libm functions
  * under other names declared with their vector variants (GCC calls
  * glibc's libmvec, _ZGVeN16v_expf and the like, named after the
- * assembler name); elsewhere, and with other compilers, libm, but for exp
- * in f32: the code's own, which any compiler vectorizes (the cross
+ * assembler name), but for exp in f32 with AVX-512: the code's own
+ * variants (1.6x libmvec's; DOJO_LIBMVEC_EXPF keeps libmvec's);
+ * elsewhere, and with other compilers, libm, but for exp in f32: the
+ * code's own inline one, which any compiler vectorizes (the cross
  * targets'; DOJO_OWN_VMATH asks for it on x86-64 too). */
 static const char vector_math[] =
 "#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__GLIBC__) && !defined(DOJO_OWN_VMATH)\n"
 "#define DOJO_VECTOR(t, f) __attribute__((simd(\"notinbranch\"))) t dojo_v##f(t) __asm__(#f);\n"
+"#if defined(__AVX512F__) && defined(__AVX512VL__) && !defined(DOJO_LIBMVEC_EXPF)\n"
+"/* exp in f32 with AVX-512, within 1 ULP (doc/measure.md): GCC calls the\n"
+" * vector variants below, by the names its simd attribute gives them;\n"
+" * x clamped to [-104, 89] (NaN kept), x = n ln2 + r with n rounded to\n"
+" * nearest, |r| <= ln2/2 (ln2 in two parts, the first exact in 9 bits);\n"
+" * exp(r) by the polynomial of degree 6 below; vscalefps multiplies by\n"
+" * 2^n and rounds once (inf past 88.7228, denormals, 0) */\n"
+"#include <immintrin.h>\n"
+"__attribute__((simd(\"notinbranch\"))) float dojo_vexpf(float) __asm__(\"dojo_expf\");\n"
+"#define DOJO_EXPF(T, P, name, sym) \\\n"
+"static T name(T) __asm__(sym); \\\n"
+"static __attribute__((used)) T name(T x) \\\n"
+"{ \\\n"
+"\tT n, r, p; \\\n"
+"\tx = P##_max_ps(P##_set1_ps(-104.0f), P##_min_ps(P##_set1_ps(89.0f), x)); \\\n"
+"\tn = P##_roundscale_ps(P##_mul_ps(x, P##_set1_ps(1.44269504088896341f)), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); \\\n"
+"\tr = P##_fnmadd_ps(n, P##_set1_ps(0.693359375f), x); \\\n"
+"\tr = P##_fnmadd_ps(n, P##_set1_ps(-2.12194440054690e-4f), r); \\\n"
+"\tp = P##_fmadd_ps(P##_set1_ps(0.001381461275741458f), r, P##_set1_ps(0.008368710055947304f)); \\\n"
+"\tp = P##_fmadd_ps(p, r, P##_set1_ps(0.04166838899254799f)); \\\n"
+"\tp = P##_fmadd_ps(p, r, P##_set1_ps(0.1666652113199234f)); \\\n"
+"\tp = P##_fmadd_ps(p, r, P##_set1_ps(0.4999999403953552f)); \\\n"
+"\tp = P##_fmadd_ps(p, r, P##_set1_ps(1.0f)); \\\n"
+"\tp = P##_fmadd_ps(p, r, P##_set1_ps(1.0f)); \\\n"
+"\treturn P##_scalef_ps(p, n); \\\n"
+"}\n"
+"DOJO_EXPF(__m512, _mm512, dojo_expf16, \"_ZGVeN16v_dojo_expf\")\n"
+"DOJO_EXPF(__m256, _mm256, dojo_expf8d, \"_ZGVdN8v_dojo_expf\")\n"
+"DOJO_EXPF(__m256, _mm256, dojo_expf8c, \"_ZGVcN8v_dojo_expf\")\n"
+"DOJO_EXPF(__m128, _mm, dojo_expf4, \"_ZGVbN4v_dojo_expf\")\n"
+"static __attribute__((used)) float dojo_expf1(float x) __asm__(\"dojo_expf\");\n"
+"static float dojo_expf1(float x) { return expf(x); }\n"
+"#else\n"
 "DOJO_VECTOR(float, expf)\n"
+"#endif\n"
 "#else\n"
 "#define DOJO_VECTOR(t, f) static inline t dojo_v##f(t a) { return f(a); }\n"
 "/* exp in f32, within 1 ULP (doc/measure.md): x = n ln2 + r, |r| <= ln2/2\n"

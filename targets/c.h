@@ -24,8 +24,10 @@
  * loop that copies out of a stack or register temporary is not an OpenMP
  * simd loop under GCC (which then keeps a register tile in registers);
  * 7: a kernel with a register tile whose rows share a vector load is
- * tuned generic under GCC on x86-64 (no load folded into each FMA). */
-#define DOJO_C_CODEGEN 7
+ * tuned generic under GCC on x86-64 (no load folded into each FMA); 8:
+ * exp in f32 vector loops the code's own AVX-512 variants (vscalefps)
+ * where the processor has AVX-512, instead of libmvec's. */
+#define DOJO_C_CODEGEN 8
 
 /* Append to "out" the C translation of "prog".  0 or -1 with the last
  * error set.  Flags: p is an OpenMP parallel loop (temporaries private to

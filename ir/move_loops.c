@@ -1,5 +1,5 @@
 /* move_loops.c: the moves of the loop structure: split, join, swap, fuse,
- * fission, reorder (doc/moves.md) */
+ * fission, reorder, peel (doc/moves.md) */
 #include "config.h"
 #include "ir/moves_private.h"
 
@@ -481,6 +481,62 @@ fission_inverse(struct dojo_action *out, dojo_legality *mv,
     const struct dojo_action *a)
 {
 	return inverse_at(out, a, "fuse", 0, 0);
+}
+
+/*
+ * peel S i: the first i iterations of S, then the rest, as two scopes
+ */
+
+struct peel_ctx {
+	int d;
+	int64_t i;
+};
+
+/* The rest's iteration {d} is the scope's {d} + i. */
+static int
+peel_aff(struct dojo_aff *aff, void *payload)
+{
+	struct peel_ctx *c = payload;
+
+	aff->c += aff_coef(aff, c->d) * c->i;
+	return 0;
+}
+
+int
+peel_check(dojo_legality *mv, const struct dojo_action *a)
+{
+	struct dojo_node *s;
+
+	if (need_scope(a, mv, &s) < 0)
+		return -1;
+	if (a->num[0] < 1 || a->num[0] >= s->size)
+		return refuse(a, "the iterations peeled must be between 1 and "
+		    "%lld", (long long)s->size - 1);
+	/* the same operations run in the same order: no dependence can
+	 * change; what is left is the language's rules */
+	return check_result(mv, a, NULL);
+}
+
+dojo_program *
+peel_apply(dojo_legality *mv, const struct dojo_action *a)
+{
+	struct dojo_node *s = node_at(mv->prog, a->path, a->npath);
+	struct peel_ctx c = { a->npath - 1, a->num[0] };
+	struct rewrite rw = { peel_aff, NULL, &c };
+	struct dojo_node *part[2];
+
+	part[0] = rewrite_tree(s, &(struct rewrite){ NULL, NULL, NULL });
+	part[1] = rewrite_tree(s, &rw);
+	if (!part[0] || !part[1]) {
+		dojo_node_unref(part[0]);
+		dojo_node_unref(part[1]);
+		return NULL;
+	}
+	part[0]->size = c.i;
+	part[1]->size = s->size - c.i;
+	loop_name_set(part[0], "%s.h", s->name);
+	loop_name_set(part[1], "%s.t", s->name);
+	return replace_node(mv->prog, a->path, a->npath, part, 2);
 }
 
 /*

@@ -238,6 +238,9 @@ const struct dojo_move moves[] = {
 	{ "permute", "B P", "store a temporary's dimensions in the order P",
 	  0, false, permute_check, permute_apply, permute_inverse,
 	  permute_values },
+	{ "peel", "S i", "the first i iterations of a scope, then the rest, "
+	  "as two scopes (not in the action set)", 0, false, peel_check,
+	  peel_apply, NULL, NULL },
 };
 const int n_moves = sizeof moves / sizeof *moves;
 
@@ -267,7 +270,7 @@ dojo_move_synopsis(int i)
 		['S'] = "SCOPE", ['X'] = "NODE", ['B'] = "BUFFER",
 		['A'] = "ARRAY", ['f'] = "FACTOR", ['k'] = "POSITION",
 		['d'] = "DIM", ['n'] = "SLOTS", ['L'] = "LOCATION",
-		['P'] = "ORDER",
+		['P'] = "ORDER", ['i'] = "ITERATIONS",
 	};
 	const char *p;
 	size_t n;

@@ -184,9 +184,9 @@ const struct dojo_move *find_move(const char *name, size_t len);
 /* move_loops.c: split S f, join S, swap S, fuse S, fission S k,
  * reorder X. */
 move_check_fn split_check, join_check, swap_check, fuse_check,
-    fission_check, reorder_check;
+    fission_check, reorder_check, peel_check;
 move_apply_fn split_apply, join_apply, swap_apply, fuse_apply,
-    fission_apply, reorder_apply;
+    fission_apply, reorder_apply, peel_apply;
 move_inverse_fn split_inverse, join_inverse, fuse_inverse, fission_inverse;
 move_values_fn split_values, fission_values;
 /* The inverse of swap and reorder: the action itself. */

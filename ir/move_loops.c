@@ -524,15 +524,21 @@ peel_apply(dojo_legality *mv, const struct dojo_action *a)
 	struct peel_ctx c = { a->npath - 1, a->num[0] };
 	struct rewrite rw = { peel_aff, NULL, &c };
 	struct dojo_node *part[2];
+	int k;
 
-	part[0] = rewrite_tree(s, &(struct rewrite){ NULL, NULL, NULL });
+	/* the first part shares S's children; only the rest's indices
+	 * change */
+	part[0] = dojo_node_new_scope(c.i, s->flag);
 	part[1] = rewrite_tree(s, &rw);
 	if (!part[0] || !part[1]) {
 		dojo_node_unref(part[0]);
 		dojo_node_unref(part[1]);
 		return NULL;
 	}
-	part[0]->size = c.i;
+	part[0]->pos = s->pos;
+	for (k = 0; k < s->n; k++)
+		if (dojo_node_append(part[0], dojo_node_ref(s->kids[k])) < 0)
+			return NULL;
 	part[1]->size = s->size - c.i;
 	loop_name_set(part[0], "%s.h", s->name);
 	loop_name_set(part[1], "%s.t", s->name);

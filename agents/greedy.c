@@ -45,11 +45,12 @@
 #define KINDS 64		/* moves in the table, at most, and tiles */
 #define TILE (KINDS - 1)	/* the kind of the tiles */
 #define MAX_TILES 16		/* tiles of a state, at most */
-#define MODEL 7		/* auto: the group of a child the model's
+#define MODEL 8		/* auto: the group of a child the model's
 				   order brought */
 #define HINT_OUTER 1		/* parallelize of an outer scope */
 #define HINT_INNER 2		/* vectorize of an innermost scope */
 #define HINT_LAYOUT 3		/* pad of a temporary's rows */
+#define HINT_LOCAL 4		/* cache of an output reused along a scope */
 #define MODEL_RATE 0.25	/* auto: the weight of a kind's rate of gains
 				   against the model's value */
 #define SETTLE 4		/* auto: the states of the best first looks
@@ -62,6 +63,8 @@
 				   among the others */
 #define INNER_TRIES 4		/* likewise vectorize of innermost scopes */
 #define LAYOUT_TRIES 2		/* and pads of rows */
+#define LOCAL_TRIES 2		/* and local copies of outputs */
+#define LOCAL_BYTES 32768	/* the largest such copy: an L1 cache */
 #define TILE_TRIES 8		/* tiles measured that never gained before
 				   they come after the other children */
 #define HOLD_PAIRS 3		/* the alternate pairs of that check */
@@ -91,6 +94,8 @@ struct greedy {
 	int ngains, capgains;
 	/* by move: children measured, and how many beat their parent */
 	int tried[KINDS], gained[KINDS];
+	/* and of the local copies of outputs (local_reuse) */
+	int local_tried, local_gained;
 	/* auto: the model that ranks the children before any is measured
 	 * (NULL: none), learning from what the climbs measure */
 	dojo_maxq *mq;
@@ -445,6 +450,110 @@ inner_vector(dojo_env *env, int state, const struct dojo_action *a)
 	return true;
 }
 
+/* Whether an index of "acc" has a term in the iterator at depth "v". */
+static bool
+uses_depth(const dojo_access *acc, int v)
+{
+	int depth[DOJO_MAX_DEPTH], n, i, t;
+	int64_t coef[DOJO_MAX_DEPTH], c;
+
+	for (i = 0; i < dojo_access_n_indices(acc); i++) {
+		n = dojo_access_index(acc, i, &c, depth, coef);
+		for (t = 0; t < n; t++)
+			if (depth[t] == v && coef[t] != 0)
+				return true;
+	}
+	return false;
+}
+
+/* Whether some access of "e" to array "a" has a term in depth "v". */
+static bool
+expr_uses(const dojo_expr *e, int a, int v)
+{
+	int i;
+
+	switch (dojo_expr_kind(e)) {
+	case DOJO_E_NUM:
+		return false;
+	case DOJO_E_ACCESS:
+		return dojo_access_array(dojo_expr_access(e)) == a &&
+		    uses_depth(dojo_expr_access(e), v);
+	default:
+		for (i = 0; i < 2 && dojo_expr_arg(e, i); i++)
+			if (expr_uses(dojo_expr_arg(e, i), a, v))
+				return true;
+		return false;
+	}
+}
+
+/* Of the subtree "node": whether an operation writes array "a" (into
+ * "*writes") and whether an access to "a" moves with the iterator at
+ * depth "v" (the return value). */
+static bool
+moves_with(dojo_node *node, int a, int v, bool *writes)
+{
+	const dojo_access *lhs;
+	int i;
+
+	if (dojo_node_kind(node) == DOJO_OP) {
+		lhs = dojo_op_lhs(node);
+		if (dojo_access_array(lhs) == a) {
+			*writes = true;
+			if (uses_depth(lhs, v))
+				return true;
+		}
+		return expr_uses(dojo_op_rhs(node), a, v);
+	}
+	for (i = 0; i < dojo_node_n_children(node); i++)
+		if (moves_with(dojo_node_child(node, i), a, v, writes))
+			return true;
+	return false;
+}
+
+/* Whether "a", legal at "state" to child "child", copies into a local
+ * temporary (cache, stack or reg) a box of an array in memory that the
+ * scope it names writes and touches again at every iteration (the
+ * scope's iterator in none of the array's indices there), a box of at
+ * most LOCAL_BYTES: the accumulators of a reduction that runs outside
+ * the output's loop, such as the column sums of a matrix read row by
+ * row, which the compiler then keeps aligned, apart from every other
+ * array and in the L1 cache or registers.  A climb measures these after
+ * the contiguous vectorizations and the pads. */
+static bool
+local_reuse(dojo_env *env, int state, int child,
+    const struct dojo_action *a)
+{
+	dojo_program *prog, *cp;
+	dojo_node *node;
+	int arr, b, nb;
+	bool writes = false;
+	uint64_t bytes;
+
+	if (strcmp(dojo_move_name(dojo_action_move_index(a)), "cache") ||
+	    a->npath < 1)
+		return false;
+	prog = dojo_env_program(env, state);
+	cp = dojo_env_program(env, child);
+	node = prog ? dojo_program_lookup(prog, a->path, a->npath) : NULL;
+	arr = prog ? dojo_program_find_array(prog, a->array) : -1;
+	if (!node || !cp || arr < 0 || dojo_node_kind(node) != DOJO_SCOPE ||
+	    dojo_buffer_loc(prog, dojo_array_buffer(prog, arr)) !=
+	    DOJO_HEAP || moves_with(node, arr, a->npath - 1, &writes) ||
+	    !writes)
+		return false;
+	/* the copy: the child's buffer that the state does not have */
+	nb = dojo_program_n_buffers(cp);
+	for (b = 0; b < nb; b++)
+		if (dojo_program_find_buffer(prog,
+		    dojo_buffer_name(cp, b)) < 0)
+			break;
+	if (b == nb)
+		return false;
+	bytes = dojo_buffer_elements(cp, b) *
+	    dojo_dtype_size(dojo_buffer_dtype(cp, b));
+	return bytes <= LOCAL_BYTES;
+}
+
 /* The move "name" in the table (its kind), -1 if none. */
 static int
 move_kind(const char *name)
@@ -493,7 +602,9 @@ climb_init(struct greedy *g, dojo_env *env, struct climb *c)
 				c->kind[i] = TILE - 1;
 			c->hint[i] = outer_parallel(env, g->cur, &actions[i]) ?
 			    HINT_OUTER : inner_vector(env, g->cur, &actions[i]) ?
-			    HINT_INNER : c->kind[i] == pad ? HINT_LAYOUT : 0;
+			    HINT_INNER : local_reuse(env, g->cur, children[i],
+			    &actions[i]) ? HINT_LOCAL : c->kind[i] == pad ?
+			    HINT_LAYOUT : 0;
 			c->text[i] = strdup(text);
 		} else {
 			c->state[i] = tiles[i - n].state;
@@ -529,7 +640,7 @@ measure_children(struct greedy *g, dojo_env *env, struct climb *c,
 	for (i = from; rc == 0 && i < to; i++) {
 		static const char *const why[] = {
 			"gained", "tile", "outer", "inner", "layout",
-			"enabled", "other", "model"
+			"local", "enabled", "other", "model"
 		};
 		int used = dojo_env_used(env), x = c->order[i];
 
@@ -546,6 +657,11 @@ measure_children(struct greedy *g, dojo_env *env, struct climb *c,
 			return -1;
 		kind_count(g, c->kind[c->order[i]],
 		    !dojo_env_failed(env, k) && r > c->cr + MIN_GAIN);
+		if (c->hint[x] == HINT_LOCAL) {
+			g->local_tried++;
+			g->local_gained += !dojo_env_failed(env, k) &&
+			    r > c->cr + MIN_GAIN;
+		}
 		if (dojo_env_failed(env, k))
 			continue;
 		if (r > c->bestr) {
@@ -761,7 +877,10 @@ merge_orders(struct climb *c, const int *model, const int *mine,
 /* The children by actions that gained before first, best gain first;
  * then the tiles, unless tiles were measured TILE_TRIES times and never
  * gained; then parallelize of the outer scopes (outer_parallel), unless
- * measured OUTER_TRIES times and never gained; then those by actions
+ * measured OUTER_TRIES times and never gained; then the contiguous
+ * innermost vectors (inner_vector), the pads of rows and the local
+ * copies of outputs (local_reuse), each until measured a few times
+ * without a gain; then those by actions
  * that the last move enabled (not legal at
  * the parent "prev"); then the others.  Each group after the first is in
  * a seeded random order, sorted by how often its move gained
@@ -788,6 +907,7 @@ order_children(struct greedy *g, dojo_env *env, struct climb *c,
 	int pad = move_kind("pad");
 	bool layout = pad >= 0 && (g->gained[pad] > 0 ||
 	    g->tried[pad] < LAYOUT_TRIES);
+	bool local = g->local_gained > 0 || g->local_tried < LOCAL_TRIES;
 
 	c->group = group;
 	c->pred = malloc(n * sizeof *c->pred);
@@ -823,10 +943,12 @@ order_children(struct greedy *g, dojo_env *env, struct climb *c,
 				group[i] = 3;
 			else if (c->hint[i] == HINT_LAYOUT && layout)
 				group[i] = 4;
-			else if (prev->n > 0 && !texts_have(prev, c->text[i]))
+			else if (c->hint[i] == HINT_LOCAL && local)
 				group[i] = 5;
-			else
+			else if (prev->n > 0 && !texts_have(prev, c->text[i]))
 				group[i] = 6;
+			else
+				group[i] = 7;
 			c->known[i] = kind_rate(g, c->kind[i]);
 			c->pred[i] = g->mq ? exp(mkey[i]) : NAN;
 		}

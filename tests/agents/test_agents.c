@@ -1500,6 +1500,54 @@ test_layout(void)
 	dojo_program_free(p);
 }
 
+/* Column sums: the reduction over the rows outside the output's loop,
+ * so every row adds into all of s. */
+static const char colsums[] =
+    "x f32 [257, 96] heap in\n"
+    "s f32 [96] heap out\n"
+    "96 | s[{0}] = 0\n"
+    "257 | 96 | s[{1}] += x[{0}, {1}]\n";
+
+/* Greedy and auto measure s's copy at the rows' scope early (in the
+ * trace: "local"), and no copy at a scope whose iterator moves along s
+ * or of the input. */
+static void
+test_local(void)
+{
+	static const struct dojo_agent *const agents[] = {
+		&dojo_agent_greedy, &dojo_agent_auto, &dojo_agent_auto
+	};
+	dojo_program *p = dojo_program_parse("c.dojo", colsums,
+	    sizeof colsums - 1);
+	struct watch w = { "cache 1 s stack", 0 };
+	dojo_env *env;
+	double pred;
+	int i, k, local;
+
+	for (i = 0; i < 3; i++) {
+		env = watched_run(agents[i], i == 2, p, 30,
+		    "s_c f32 [96] stack", &w);
+		if (!env)
+			continue;
+		local = 0;
+		for (k = 1; k < dojo_env_n_states(env); k++) {
+			if (strcmp(dojo_env_why(env, k, &pred), "local"))
+				continue;
+			local++;
+			CHECK(strncmp(dojo_env_action(env, k), "cache 1 s ",
+			    10) == 0);
+		}
+		printf("# %s%s: %d measured as 'local', the copy %d-th\n",
+		    agents[i]->name, i == 2 ? " with the model" : "", local,
+		    w.at);
+		CHECK(local >= 1);
+		CHECK(w.at >= 1 && w.at <= 8);
+		CHECK(dojo_env_reward(env, dojo_env_best(env)) > log(1.5));
+		dojo_env_free(env);
+	}
+	dojo_program_free(p);
+}
+
 /* The transpose of a batch of one: its outer scope below the batch's
  * scope of one iteration. */
 static const char transpose1[] =
@@ -1672,6 +1720,8 @@ static const struct unit_test tests[] = {
 	{ "greedy, auto: the outer scope on threads early", test_outer },
 	{ "greedy, auto: contiguous innermost vectors early", test_inner },
 	{ "greedy, auto: a temporary's rows padded early", test_layout },
+	{ "greedy, auto: an output's accumulators copied locally early",
+	  test_local },
 	{ "tiles that keep their neighbours, blocks of rows", test_neighbours },
 	{ NULL, NULL }
 };

@@ -1081,6 +1081,51 @@ shares_vector(dojo_node *op, int u, int w)
 	return false;
 }
 
+#define PEELED 2		/* peeled tiles of one pair of scopes, at most */
+
+/* The tiles (u, a) x (w, b) of the walk's operation on the first "head"
+ * iterations of w, the largest multiple of the vector's lanes: w is
+ * peeled there (peel), and the tile takes the head, the rest of the
+ * columns left as they are.  Where w is not a multiple of the vector
+ * (75 columns of 16 lanes), no shape divides it and no tile could be
+ * offered at all (a split needs a factor that divides its scope): the
+ * 100x300 by 300x75 product stopped at 3.5x the start, its j vectorized
+ * with a tail of 11 in every row.  The first PEELED shapes of the head,
+ * each the peel followed by the tile's moves.  0 or -1. */
+static int
+peeled(struct walk *wk, int m, uint64_t spatial, const char *array, int u,
+    int w, int elem)
+{
+	struct build b = { wk->env, wk->state, "", 0 };
+	char addr[3 * DOJO_MAX_DEPTH], text[DOJO_TILE_TEXT];
+	int64_t ws = dojo_node_size(wk->scopes[w]);
+	int lanes = wk->bytes / elem, ab[SHAPES][2], n, i, k, rc;
+	int64_t head = lanes > 1 ? ws - ws % lanes : 0;
+
+	if (head < 2 * lanes || head == ws)
+		return 0;
+	addr_of(addr, sizeof addr, wk->path, w);
+	if ((rc = play(&b, "peel %s %lld", addr, (long long)head)) < 0)
+		return rc == -1 ? 0 : -1;
+	n = shapes(dojo_node_size(wk->scopes[u]), head, elem, wk->bytes,
+	    wk->regs, false, ab);
+	for (i = 0; i < n && i < PEELED && wk->n < wk->max; i++) {
+		struct dojo_tile *t = &wk->out[wk->n];
+
+		k = tile(wk->env, b.state, wk->path, m, spatial, array, u,
+		    ab[i][0], w, ab[i][1], false, -1, text);
+		if (k == -2)
+			return -1;
+		if (k < 0 || k == b.state || offered(wk, k) ||
+		    snprintf(t->text, sizeof t->text, "%s; %s", b.text,
+		    text) >= (int)sizeof t->text)
+			continue;
+		t->state = k;
+		wk->n++;
+	}
+	return 0;
+}
+
 /* The tiles of the reduction at the walk's path (depth "m"). */
 static int
 tiles_of(struct walk *wk, dojo_node *op, int m)
@@ -1153,6 +1198,9 @@ tiles_of(struct walk *wk, dojo_node *op, int m)
 			    ab[0][1]) < 0)
 				return -1;
 		}
+		/* w not a multiple of the vector: then its head peeled */
+		if (first && peeled(wk, m, spatial, array, u, w, elem) < 0)
+			return -1;
 	}
 	return 0;
 }

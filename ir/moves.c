@@ -262,6 +262,12 @@ dojo_action_move_index(const struct dojo_action *a)
 	return (int)(a->move - moves);
 }
 
+bool
+dojo_move_listed(int i)
+{
+	return !(strchr(moves[i].args, 'i') && !moves[i].values);
+}
+
 const char *
 dojo_move_synopsis(int i)
 {

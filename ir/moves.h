@@ -32,6 +32,9 @@ const char *dojo_move_name(int i);
 int dojo_action_move_index(__dojo_keep const struct dojo_action *a);
 const char *dojo_move_synopsis(int i);	/* "split S f" */
 const char *dojo_move_help(int i);
+/* Whether the action set lists the move's actions: not peel's, whose
+ * count of iterations has no candidate values (doc/moves.md). */
+bool dojo_move_listed(int i);
 
 /* Read an action's text (syntax only).  0 or -1 with the last error. */
 int dojo_action_parse(__dojo_keep struct dojo_action *out, const char *text);

@@ -584,9 +584,13 @@ dojo_env_follow(dojo_env *env, int state, const char *text, int *next)
 	dojo_legality *mv;
 	dojo_program *p;
 	enum dojo_result r = DOJO_FAILED;
+	bool listed;
 	int n, i, k;
 
-	if (env->states[state].expanded) {
+	if (dojo_action_parse(&a, text) < 0)
+		return DOJO_FAILED;
+	listed = dojo_move_listed(dojo_action_move_index(&a));
+	if (listed && env->states[state].expanded) {
 		n = dojo_env_expand(env, state, &actions, &children);
 		for (i = 0; i < n; i++)
 			if (is_offered(&actions[i], &o)) {
@@ -596,15 +600,17 @@ dojo_env_follow(dojo_env *env, int state, const char *text, int *next)
 		dojo_error_set("%s: not a legal move here", text);
 		return DOJO_REFUSED;
 	}
-	if (dojo_action_parse(&a, text) < 0)
-		return DOJO_FAILED;
 	mv = dojo_legality_new(env->states[state].prog,
 	    dojo_target_machine(env->opt.target));
 	if (!mv)
 		return DOJO_FAILED;
 	/* a legal action of the set: a candidate of the set that passes
-	 * its check */
-	if (dojo_legality_candidates(mv, a.path, a.npath, is_offered, &o) < 0)
+	 * its check; of a move it does not list, the action itself */
+	if (!listed) {
+		o.a = a;
+		o.found = true;
+	} else if (dojo_legality_candidates(mv, a.path, a.npath, is_offered,
+	    &o) < 0)
 		goto out;
 	if (!o.found) {
 		dojo_error_set("%s: not a move of the action set", text);

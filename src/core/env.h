@@ -99,10 +99,11 @@ int dojo_env_expand(__dojo_keep dojo_env *env, int state,
     __dojo_keep const struct dojo_action **actions, const int **children);
 
 /* Follow the action "text" from "state" when it is one of the state's legal
- * actions (dojo_env_expand's set), found without computing the whole set:
- * DOJO_DONE with the state it reaches in "*next"; DOJO_REFUSED when it is
- * not one (the reason as the last error); DOJO_FAILED on an error (and
- * when its legality could not be decided). */
+ * actions (dojo_env_expand's set), found without computing the whole set,
+ * or a legal action of a move the set does not list (peel: a compound
+ * move's step): DOJO_DONE with the state it reaches in "*next";
+ * DOJO_REFUSED when it is not one (the reason as the last error);
+ * DOJO_FAILED on an error (and when its legality could not be decided). */
 enum dojo_result dojo_env_follow(__dojo_keep dojo_env *env, int state,
     const char *text, int *next);
 

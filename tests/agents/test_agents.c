@@ -829,6 +829,52 @@ test_tile_shapes(void)
 	dojo_env_free(env);
 }
 
+/* A product of 20 columns: no multiple of AVX2's 8 lanes divides them. */
+static const char odd_product[] =
+    "A f32 [16, 8] heap in\n"
+    "B f32 [8, 20] heap in\n"
+    "C f32 [16, 20] heap out\n"
+    "16 | 20 | C[{0}, {1}] = 0\n"
+    "   |    | 8 | C[{0}, {1}] += A[{0}, {2}] * B[{2}, {1}]\n";
+
+/* Where no tile's columns divide the row, the tiles take its first 16
+ * columns (peel), vectors of 8 over them, the other 4 as they were; the
+ * same function as the start, its moves a path of legal moves. */
+static void
+test_peeled_tiles(void)
+{
+	dojo_env *env = cost_env(odd_product, tile_cost, 0);
+	struct dojo_tile tiles[16];
+	char *text;
+	int n, i, peeled = 0;
+
+	CHECK(env != NULL);
+	if (!env)
+		return;
+	n = dojo_agent_tiles(env, 0, tiles, 16);
+	for (i = 0; i < n; i++) {
+		if (strncmp(tiles[i].text, "peel 0.0 16; ", 13) != 0)
+			continue;
+		printf("# %s\n", tiles[i].text);
+		if (peeled++ == 0) {
+			text = dojo_program_print(dojo_env_program(env,
+			    tiles[i].state), false);
+			printf("%s", text);
+			/* the head's tile: 8 columns a vector, in a copy */
+			CHECK(strstr(text, ":v | C_c[{") != NULL);
+			CHECK(strstr(text, "C[{0}, {1} + 16] += A[{0}, {2}] "
+			    "* B[{2}, {1} + 16]") != NULL);
+			free(text);
+		}
+		CHECK(same_output(env, 0, tiles[i].state, "C"));
+	}
+	CHECK(peeled >= 1);
+	/* the peel follows from the start like any other move */
+	CHECK(dojo_env_follow(env, 0, "peel 0.0 16", &i) == DOJO_DONE);
+	CHECK(dojo_env_follow(env, 0, "peel 0.0 20", &i) == DOJO_REFUSED);
+	dojo_env_free(env);
+}
+
 /* Play "agent" on the product with "budget" measurements: 1 when its
  * best state is the register tile (4 times faster), 0 when not, -1 when
  * no environment was made. */
@@ -1705,6 +1751,8 @@ static const struct unit_test tests[] = {
 	  test_channel_tiles },
 	{ "register tiles: shapes from the vector registers",
 	  test_tile_shapes },
+	{ "register tiles: a row no vector divides, its head peeled",
+	  test_peeled_tiles },
 	{ "greedy: a gain only a register tile reaches", test_greedy_tiles },
 	{ "Max-Q: exploring, it plays a register tile", test_maxq_tiles },
 	{ "Max-Q: a failure teaches the floor of the targets",

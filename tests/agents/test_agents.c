@@ -1511,39 +1511,54 @@ static const char layers[] =
     "32 | 16 | y[{0}, {1}] = 0\n"
     "   |    | 512 | y[{0}, {1}] += h[{0}, {2}] * V[{2}, {1}]\n";
 
+/* Greedy, auto, and auto with the shipped model, on "text" for
+ * "budget" measurements of only_cost("pays"): each measures "action"
+ * among the first "at" measurements and its group "why" at least once
+ * (in the trace), every action of that group starting with "prefix",
+ * and finds 1.5x. */
+static void
+measured_early(const char *text, int budget, const char *pays,
+    const char *action, const char *why, const char *prefix, int at)
+{
+	static const struct dojo_agent *const agents[] = {
+		&dojo_agent_greedy, &dojo_agent_auto, &dojo_agent_auto
+	};
+	dojo_program *p = dojo_program_parse("k.dojo", text, strlen(text));
+	struct watch w = { action, 0 };
+	dojo_env *env;
+	double pred;
+	int i, k, count;
+
+	for (i = 0; i < 3; i++) {
+		env = watched_run(agents[i], i == 2, p, budget, pays, &w);
+		if (!env)
+			continue;
+		count = 0;
+		for (k = 1; k < dojo_env_n_states(env); k++) {
+			if (strcmp(dojo_env_why(env, k, &pred), why))
+				continue;
+			count++;
+			CHECK(strncmp(dojo_env_action(env, k), prefix,
+			    strlen(prefix)) == 0);
+		}
+		printf("# %s%s: %d measured as '%s', '%s' %d-th\n",
+		    agents[i]->name, i == 2 ? " with the model" : "", count,
+		    why, action, w.at);
+		CHECK(count >= 1);
+		CHECK(w.at >= 1 && w.at <= at);
+		CHECK(dojo_env_reward(env, dojo_env_best(env)) > log(1.5));
+		dojo_env_free(env);
+	}
+	dojo_program_free(p);
+}
+
 /* Greedy and auto measure the pad of h's rows early (in the trace:
  * "layout"), where it pays. */
 static void
 test_layout(void)
 {
-	static const struct dojo_agent *const agents[] = {
-		&dojo_agent_greedy, &dojo_agent_auto, &dojo_agent_auto
-	};
-	dojo_program *p = dojo_program_parse("l.dojo", layers,
-	    sizeof layers - 1);
-	struct watch w = { "pad h 1 16", 0 };
-	dojo_env *env;
-	double pred;
-	int i, k, layout;
-
-	for (i = 0; i < 3; i++) {
-		env = watched_run(agents[i], i == 2, p, 40,
-		    "h f32 [32, 512+16]", &w);
-		if (!env)
-			continue;
-		layout = 0;
-		for (k = 1; k < dojo_env_n_states(env); k++)
-			layout += strcmp(dojo_env_why(env, k, &pred),
-			    "layout") == 0;
-		printf("# %s%s: %d measured as 'layout', the pad %d-th\n",
-		    agents[i]->name, i == 2 ? " with the model" : "", layout,
-		    w.at);
-		CHECK(layout >= 1);
-		CHECK(w.at >= 1 && w.at <= 24);
-		CHECK(dojo_env_reward(env, dojo_env_best(env)) > log(1.5));
-		dojo_env_free(env);
-	}
-	dojo_program_free(p);
+	measured_early(layers, 40, "h f32 [32, 512+16]", "pad h 1 16",
+	    "layout", "pad ", 24);
 }
 
 /* Column sums: the reduction over the rows outside the output's loop,
@@ -1560,38 +1575,8 @@ static const char colsums[] =
 static void
 test_local(void)
 {
-	static const struct dojo_agent *const agents[] = {
-		&dojo_agent_greedy, &dojo_agent_auto, &dojo_agent_auto
-	};
-	dojo_program *p = dojo_program_parse("c.dojo", colsums,
-	    sizeof colsums - 1);
-	struct watch w = { "cache 1 s stack", 0 };
-	dojo_env *env;
-	double pred;
-	int i, k, local;
-
-	for (i = 0; i < 3; i++) {
-		env = watched_run(agents[i], i == 2, p, 30,
-		    "s_c f32 [96] stack", &w);
-		if (!env)
-			continue;
-		local = 0;
-		for (k = 1; k < dojo_env_n_states(env); k++) {
-			if (strcmp(dojo_env_why(env, k, &pred), "local"))
-				continue;
-			local++;
-			CHECK(strncmp(dojo_env_action(env, k), "cache 1 s ",
-			    10) == 0);
-		}
-		printf("# %s%s: %d measured as 'local', the copy %d-th\n",
-		    agents[i]->name, i == 2 ? " with the model" : "", local,
-		    w.at);
-		CHECK(local >= 1);
-		CHECK(w.at >= 1 && w.at <= 8);
-		CHECK(dojo_env_reward(env, dojo_env_best(env)) > log(1.5));
-		dojo_env_free(env);
-	}
-	dojo_program_free(p);
+	measured_early(colsums, 30, "s_c f32 [96] stack", "cache 1 s stack",
+	    "local", "cache 1 s ", 12);
 }
 
 /* The transpose of a batch of one: its outer scope below the batch's

@@ -21,6 +21,10 @@
  *      at the first of the reduction scopes right above ui (the tile of
  *      the array stays in a local copy through the reduction).
  *
+ * Where w is not a multiple of the vector's lanes, the tiles go on with
+ * peeled ones (peeled()): w's head, a multiple of the lanes, peeled
+ * first and tiled.
+ *
  * The factors come from the target's vector registers
  * (dojo_target_vectors): first the shapes of half the registers in
  * accumulators, a row of two vectors first (4x16 on AVX2, 8x32 with

@@ -471,8 +471,11 @@ fission_apply(dojo_legality *mv, const struct dojo_action *a)
 	memcpy(part[0]->name, s->name, sizeof part[0]->name);
 	memcpy(part[1]->name, s->name, sizeof part[1]->name);
 	for (i = 0; i < s->n; i++)
-		if (dojo_node_append(part[i >= k], dojo_node_ref(s->kids[i])) < 0)
+		if (dojo_node_append(part[i >= k], dojo_node_ref(s->kids[i])) < 0) {
+			dojo_node_unref(part[0]);
+			dojo_node_unref(part[1]);
 			return NULL;
+		}
 	return replace_node(mv->prog, a->path, a->npath, part, 2);
 }
 
@@ -537,8 +540,11 @@ peel_apply(dojo_legality *mv, const struct dojo_action *a)
 	}
 	part[0]->pos = s->pos;
 	for (k = 0; k < s->n; k++)
-		if (dojo_node_append(part[0], dojo_node_ref(s->kids[k])) < 0)
+		if (dojo_node_append(part[0], dojo_node_ref(s->kids[k])) < 0) {
+			dojo_node_unref(part[0]);
+			dojo_node_unref(part[1]);
 			return NULL;
+		}
 	part[1]->size = s->size - c.i;
 	loop_name_set(part[0], "%s.h", s->name);
 	loop_name_set(part[1], "%s.t", s->name);

@@ -525,7 +525,7 @@ local_reuse(dojo_env *env, int state, int child,
 {
 	dojo_program *prog, *cp;
 	dojo_node *node;
-	int arr, b, nb;
+	int arr, b;
 	bool writes = false;
 	uint64_t bytes;
 
@@ -541,13 +541,9 @@ local_reuse(dojo_env *env, int state, int child,
 	    DOJO_HEAP || moves_with(node, arr, a->npath - 1, &writes) ||
 	    !writes)
 		return false;
-	/* the copy: the child's buffer that the state does not have */
-	nb = dojo_program_n_buffers(cp);
-	for (b = 0; b < nb; b++)
-		if (dojo_program_find_buffer(prog,
-		    dojo_buffer_name(cp, b)) < 0)
-			break;
-	if (b == nb)
+	/* the copy: the buffer the cache declared last */
+	b = dojo_program_n_buffers(cp) - 1;
+	if (b < dojo_program_n_buffers(prog))
 		return false;
 	bytes = dojo_buffer_elements(cp, b) *
 	    dojo_dtype_size(dojo_buffer_dtype(cp, b));

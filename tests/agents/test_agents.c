@@ -1576,7 +1576,7 @@ static void
 test_local(void)
 {
 	measured_early(colsums, 30, "s_c f32 [96] stack", "cache 1 s stack",
-	    "local", "cache 1 s ", 12);
+	    "local", "cache 1 s ", 8);
 }
 
 /* The transpose of a batch of one: its outer scope below the batch's

@@ -681,6 +681,81 @@ copies_out_of_temporary(struct c_emit *e, dojo_node *node)
 	return temp;
 }
 
+/* Whether expression "x" calls a function. */
+static bool
+calls(const dojo_expr *x)
+{
+	switch (dojo_expr_kind(x)) {
+	case DOJO_E_NUM:
+	case DOJO_E_ACCESS:
+		return false;
+	case DOJO_E_NEG:
+		return calls(dojo_expr_arg(x, 0));
+	case DOJO_E_CALL:
+		return true;
+	default:
+		return calls(dojo_expr_arg(x, 0)) || calls(dojo_expr_arg(x, 1));
+	}
+}
+
+/* Whether operation "op" updates (with "+=" and the like, no call) a
+ * temporary on the stack or in registers: a step of a register tile. */
+static bool
+tile_step(struct c_emit *e, dojo_node *op)
+{
+	int b;
+
+	if (dojo_node_kind(op) != DOJO_OP || dojo_op_update(op) == DOJO_SET ||
+	    calls(dojo_op_rhs(op)))
+		return false;
+	b = dojo_array_buffer(e->prog, dojo_access_array(dojo_op_lhs(op)));
+	return dojo_buffer_role(e->prog, b) == DOJO_TEMP &&
+	    dojo_buffer_loc(e->prog, b) != DOJO_HEAP;
+}
+
+/* Whether every operation under "node" is a tile step. */
+static bool
+only_tile_steps(struct c_emit *e, dojo_node *node)
+{
+	int i;
+
+	if (dojo_node_kind(node) == DOJO_OP)
+		return tile_step(e, node);
+	for (i = 0; i < dojo_node_n_children(node); i++)
+		if (!only_tile_steps(e, dojo_node_child(node, i)))
+			return false;
+	return true;
+}
+
+/* Whether the vector loop "node" at "depth" is a tile step that GCC would
+ * store back after every copy under "omp simd": its operations are tile
+ * steps, and the nearest loop around it (a scope not unrolled, of more
+ * than one iteration) does other things too (sets the tile, writes it
+ * back), or there is none.  In a loop that only steps the tile (a k loop
+ * around unrolled rows), GCC moves the tile's loads and stores out of it
+ * under "omp simd", and vectorizes worse without. */
+static bool
+tile_run(struct c_emit *e, dojo_node *node, int depth)
+{
+	dojo_node *up;
+	int i, d;
+
+	for (i = 0; i < dojo_node_n_children(node); i++)
+		if (!tile_step(e, dojo_node_child(node, i)))
+			return false;
+	if (i == 0)
+		return false;
+	for (d = depth - 1; d >= 0; d--) {
+		up = dojo_program_lookup(e->prog, e->path, d + 1);
+		if (!up)
+			return false;
+		if (dojo_node_flag(up) != DOJO_FLAG_UNROLL &&
+		    dojo_node_size(up) > 1)
+			return !only_tile_steps(e, up);
+	}
+	return true;
+}
+
 /* A vector loop without carried dependences, its invariant reads loaded
  * before it in a block of their own.  One that copies out of a
  * temporary is DOJO_SIMD_COPY (the prelude says why). */
@@ -693,7 +768,8 @@ emit_simd(struct c_emit *e, dojo_node *node, int depth)
 	emit_invariants(e, node, depth);
 	indent(e);
 	dojo_strbuf_puts(e->sb, copies_out_of_temporary(e, node) ?
-	    "DOJO_SIMD_COPY\n" : "#pragma omp simd\n");
+	    "DOJO_SIMD_COPY\n" : tile_run(e, node, depth) ?
+	    "DOJO_SIMD_TILE\n" : "#pragma omp simd\n");
 	emit_for(e, node, depth);
 	e->vector++;
 	emit_body(e, node, depth);
@@ -934,6 +1010,14 @@ static const char prelude[] =
 "#define DOJO_SIMD_COPY _Pragma(\"GCC ivdep\")\n"
 "#else\n"
 "#define DOJO_SIMD_COPY _Pragma(\"omp simd\")\n"
+"#endif\n"
+"/* a vector loop that updates a temporary on the stack (a register tile's\n"
+" * step): GCC stores the tile back after each OpenMP simd loop of a run\n"
+" * of unrolled steps with no loop around them, and keeps it without */\n"
+"#if defined(__GNUC__) && !defined(__clang__)\n"
+"#define DOJO_SIMD_TILE _Pragma(\"GCC ivdep\")\n"
+"#else\n"
+"#define DOJO_SIMD_TILE _Pragma(\"omp simd\")\n"
 "#endif\n";
 
 /* The helpers of the code, each after its qualifier. */

@@ -26,8 +26,11 @@
  * 7: a kernel with a register tile whose rows share a vector load is
  * tuned generic under GCC on x86-64 (no load folded into each FMA); 8:
  * exp in f32 vector loops the code's own AVX-512 variants (vscalefps)
- * where the processor has AVX-512, instead of libmvec's. */
-#define DOJO_C_CODEGEN 8
+ * where the processor has AVX-512, instead of libmvec's; 9: a vector loop
+ * that steps a stack or register tile, with no loop around it that only
+ * steps the tile, is not an OpenMP simd loop under GCC (DOJO_SIMD_TILE:
+ * GCC stored the tile back after each step). */
+#define DOJO_C_CODEGEN 9
 
 /* Append to "out" the C translation of "prog".  0 or -1 with the last
  * error set.  Flags: p is an OpenMP parallel loop (temporaries private to

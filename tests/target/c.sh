@@ -62,13 +62,35 @@ if grep -q __GNUC__ "$tmp/macros" && ! grep -q __clang__ "$tmp/macros" &&
 	    END { exit !(f && n == 0) }' "$tmp/mmb.s"
 	ok $? "compiled by GCC, the k loop keeps the tile in registers (no stack operand)"
 	# the 4x16 tile's rows share each vector of B: tuned generic, GCC
-	# loads it once, not once an FMA as a memory operand (codegen 7)
-	awk '/vfmadd/ && !f { f = 1 } f && /vfmadd.*\(/ { n++ }
+	# loads it once, not once an FMA as a memory operand (codegen 7);
+	# a broadcast of one element of A ({1to16}, AVX-512) is not that
+	awk '/vfmadd/ && !f { f = 1 } f && /vfmadd.*\(/ && !/\{1to/ { n++ }
 	    f && /^\tj/ { exit } END { exit !(f && n == 0) }' "$tmp/mmb.s"
 	ok $? "compiled by GCC, no FMA of the tile takes its vector from memory"
 else
 	skip "the tile in registers" "not GCC on x86-64 with AVX2"
 	skip "the tile's vectors loaded once" "not GCC on x86-64 with AVX2"
+fi
+# a row tile stepped by unrolled taps with no loop around the steps
+# (depthwise_conv's move file: 9 taps x 7 vectors of y_c a row): the
+# steps are DOJO_SIMD_TILE, and GCC keeps the row in registers; with
+# "omp simd" it stored it back after every FMA (63 stores for 63 FMAs)
+"$PERFDOJO" apply "$top_srcdir/examples/depthwise_conv.dojo" --actions \
+    "$top_srcdir/examples/depthwise_conv.actions" -o "$tmp/dw.dojo" &&
+    "$PERFDOJO" emit "$tmp/dw.dojo" > "$tmp/dw.c" &&
+    [ "$(grep -c '^[[:space:]]*DOJO_SIMD_TILE$' "$tmp/dw.c")" = 63 ] &&
+    [ "$(grep -c '^[[:space:]]*DOJO_SIMD_TILE$' "$tmp/mmb.c")" = 0 ]
+ok $? "emit: unrolled tile steps with no loop around them are DOJO_SIMD_TILE, a k loop's not"
+if grep -q __GNUC__ "$tmp/macros" && ! grep -q __clang__ "$tmp/macros" &&
+    [ "$(uname -m)" = x86_64 ] && grep -q ' avx2' /proc/cpuinfo; then
+	"${CC:-cc}" -O3 -march=native -fopenmp -ffp-contract=fast \
+	    -fno-math-errno -S -o "$tmp/dw.s" "$tmp/dw.c"
+	fma=$(grep -c vfmadd "$tmp/dw.s")
+	st=$(grep -c 'vmov[au]ps	%[yz]mm[0-9]*, .*(%rsp)' "$tmp/dw.s")
+	[ "$fma" -ge 63 ] && [ "$st" -lt 32 ]
+	ok $? "compiled by GCC, the row tile stays in registers ($st stack stores, $fma FMAs)"
+else
+	skip "the row tile in registers" "not GCC on x86-64 with AVX2"
 fi
 grep -A1 '^DOJO_TILE_TUNE$' "$tmp/mmb.c" | grep -q '^void$'
 ok $? "emit: a kernel with a register tile is tuned generic (DOJO_TILE_TUNE)"

@@ -654,6 +654,17 @@ vector_reductions(struct c_emit *e, dojo_node *node, int depth)
 	return true;
 }
 
+/* Whether the array "acc" accesses is a temporary on the stack or in
+ * registers (a tile). */
+static bool
+local_temporary(struct c_emit *e, const dojo_access *acc)
+{
+	int b = dojo_array_buffer(e->prog, dojo_access_array(acc));
+
+	return dojo_buffer_role(e->prog, b) == DOJO_TEMP &&
+	    dojo_buffer_loc(e->prog, b) != DOJO_HEAP;
+}
+
 /* Whether the vector loop "node" only copies (each operation a plain
  * "=" of one access), out of a temporary on the stack or in registers
  * (a register tile written back). */
@@ -663,7 +674,7 @@ copies_out_of_temporary(struct c_emit *e, dojo_node *node)
 	const dojo_expr *rhs;
 	dojo_node *op;
 	bool temp = false;
-	int i, b;
+	int i;
 
 	for (i = 0; i < dojo_node_n_children(node); i++) {
 		op = dojo_node_child(node, i);
@@ -673,10 +684,7 @@ copies_out_of_temporary(struct c_emit *e, dojo_node *node)
 		rhs = dojo_op_rhs(op);
 		if (dojo_expr_kind(rhs) != DOJO_E_ACCESS)
 			return false;
-		b = dojo_array_buffer(e->prog, dojo_access_array(
-		    dojo_expr_access(rhs)));
-		temp |= dojo_buffer_role(e->prog, b) == DOJO_TEMP &&
-		    dojo_buffer_loc(e->prog, b) != DOJO_HEAP;
+		temp |= local_temporary(e, dojo_expr_access(rhs));
 	}
 	return temp;
 }
@@ -703,14 +711,9 @@ calls(const dojo_expr *x)
 static bool
 tile_step(struct c_emit *e, dojo_node *op)
 {
-	int b;
-
-	if (dojo_node_kind(op) != DOJO_OP || dojo_op_update(op) == DOJO_SET ||
-	    calls(dojo_op_rhs(op)))
-		return false;
-	b = dojo_array_buffer(e->prog, dojo_access_array(dojo_op_lhs(op)));
-	return dojo_buffer_role(e->prog, b) == DOJO_TEMP &&
-	    dojo_buffer_loc(e->prog, b) != DOJO_HEAP;
+	return dojo_node_kind(op) == DOJO_OP &&
+	    dojo_op_update(op) != DOJO_SET && !calls(dojo_op_rhs(op)) &&
+	    local_temporary(e, dojo_op_lhs(op));
 }
 
 /* Whether every operation under "node" is a tile step. */

@@ -1003,6 +1003,15 @@ static const char prelude[] =
 "#include <stdlib.h>\n"
 "#include <string.h>\n"
 "\n"
+"/* the helpers below, inlined into a kernel whatever its target options:\n"
+" * GCC does not inline a plain inline function into a kernel tuned\n"
+" * otherwise (a register tile's), and a call in a vector loop is scalar */\n"
+"#if defined(__GNUC__)\n"
+"#define DOJO_INLINE static inline __attribute__((always_inline))\n"
+"#else\n"
+"#define DOJO_INLINE static inline\n"
+"#endif\n"
+"\n"
 "/* a temporary: zeroed, on a 64-byte boundary (NULL past memory) */\n"
 "static inline void *dojo_alloc(size_t n) { void *p = aligned_alloc(64, (n + 63) / 64 * 64); if (p) memset(p, 0, n); return p; }\n"
 "\n"
@@ -1110,12 +1119,12 @@ static const char vector_math[] =
 "DOJO_VECTOR(float, expf)\n"
 "#endif\n"
 "#else\n"
-"#define DOJO_VECTOR(t, f) static inline t dojo_v##f(t a) { return f(a); }\n"
+"#define DOJO_VECTOR(t, f) DOJO_INLINE t dojo_v##f(t a) { return f(a); }\n"
 "/* exp in f32, within 1 ULP (doc/measure.md): x = n ln2 + r, |r| <= ln2/2\n"
 " * (ln2 in two parts, the first exact in 9 bits); exp(r) by a polynomial\n"
 " * of degree 6 fitted to its relative error (3e-9); 2^n in two factors,\n"
 " * so that a denormal result is rounded once */\n"
-"static inline float dojo_vexpf(float x)\n"
+"DOJO_INLINE float dojo_vexpf(float x)\n"
 "{\n"
 "\tfloat t = x * DOJO_EXP_LOG2E + 12582912.0f;\n"
 "\tfloat nf = t - 12582912.0f, r, p, s1, s2, y;\n"
@@ -1279,7 +1288,7 @@ dojo_c_emit_function(struct dojo_strbuf *out, dojo_program *prog, bool exact,
 	e.names = fn->names;
 	place_buffers(&e);
 	dojo_strbuf_puts(out, prelude);
-	dojo_c_helpers(out, "static inline");
+	dojo_c_helpers(out, "DOJO_INLINE");
 	if (e.vmath)
 		dojo_strbuf_puts(out, vector_math);
 	tile = !fn->marks && program_has_register_tile(prog);

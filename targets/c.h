@@ -29,8 +29,11 @@
  * where the processor has AVX-512, instead of libmvec's; 9: a vector loop
  * that steps a stack or register tile, with no loop around it that only
  * steps the tile, is not an OpenMP simd loop under GCC (DOJO_SIMD_TILE:
- * GCC stored the tile back after each step). */
-#define DOJO_C_CODEGEN 9
+ * GCC stored the tile back after each step); 10: the helpers (max, min,
+ * the integer operations) always inlined: GCC called them out of line,
+ * one scalar call an element, in a vector loop of a kernel tuned generic
+ * (a ReLU in a register tile). */
+#define DOJO_C_CODEGEN 10
 
 /* Append to "out" the C translation of "prog".  0 or -1 with the last
  * error set.  Flags: p is an OpenMP parallel loop (temporaries private to

@@ -98,6 +98,39 @@ grep -A1 '^DOJO_TILE_TUNE$' "$tmp/mmb.c" | grep -q '^void$'
 ok $? "emit: a kernel with a register tile is tuned generic (DOJO_TILE_TUNE)"
 "$PERFDOJO" emit "$top_srcdir/examples/softmax.dojo" | grep -q DOJO_TILE_TUNE
 same 1 $? "emit: a kernel without one is not"
+# a ReLU in a register tile (a kernel tuned generic): GCC inlines max
+# into the vector loop; a plain inline helper it called out of line, one
+# scalar call an element ("target specific option mismatch")
+cat > "$tmp/relu.dojo" << 'EOF2'
+x f32 [8, 32] heap in
+W f32 [32, 128] heap in
+b f32 [128] heap in
+h f32 [8, 128] heap out
+8 | 128 | h[{0}, {1}] = b[{1}]
+  |     | 32 | h[{0}, {1}] += x[{0}, {2}] * W[{2}, {1}]
+  |     | h[{0}, {1}] = max(h[{0}, {1}], 0)
+EOF2
+printf '%s\n' 'split 0 4' 'split 0.0.0 64' 'swap 0.0' 'swap 0' \
+    'cache 0.0.0 h stack' 'fission 0.0.0.0 1' 'fission 0.0.0.1 1' \
+    'fission 0.0.0 1' 'fission 0.0.1 1' 'swap 0.0.1.0' 'swap 0.0.1' \
+    'unroll 0.0.1.0' 'vectorize 0.0.1.0.0' 'unroll 0.0.0' \
+    'vectorize 0.0.0.0' 'unroll 0.0.2' 'vectorize 0.0.2.0' 'unroll 0.0.3' \
+    'vectorize 0.0.3.0' > "$tmp/relu.actions"
+"$PERFDOJO" apply "$tmp/relu.dojo" --actions "$tmp/relu.actions" \
+    -o "$tmp/relum.dojo" && "$PERFDOJO" emit "$tmp/relum.dojo" > "$tmp/relu.c" &&
+    grep -q '^DOJO_TILE_TUNE$' "$tmp/relu.c" &&
+    grep -q '= dojo_maxf(b_h_c\[' "$tmp/relu.c" &&
+    "$PERFDOJO" run --target c --check "$tmp/relum.dojo" > /dev/null
+ok $? "a ReLU in a register tile: tuned generic, and agrees with the interpreter"
+if grep -q __GNUC__ "$tmp/macros" && ! grep -q __clang__ "$tmp/macros" &&
+    [ "$(uname -m)" = x86_64 ]; then
+	"${CC:-cc}" -O3 -march=native -fopenmp -ffp-contract=fast \
+	    -fno-math-errno -S -o "$tmp/relu.s" "$tmp/relu.c"
+	! grep -q 'call.*dojo_maxf' "$tmp/relu.s"
+	ok $? "compiled by GCC, the ReLU in the tile calls no helper"
+else
+	skip "the ReLU inlined" "not GCC on x86-64"
+fi
 # the panel: allocated once a thread, in a parallel region, before the
 # loop whose iterations reuse it, and freed after it
 awk '/#pragma omp parallel$/ { p = NR } /b_B_p = dojo_alloc\(8192 \* sizeof/ && NR == p + 2 { c = NR }

@@ -193,20 +193,33 @@ vector_fn(enum dojo_fn fn)
 }
 
 /* Whether "x" is the same in every iteration of the vector loop being
- * written: a number, or a read loaded before the loop (e->inv). */
+ * written: a number, a read loaded before the loop (e->inv), or an
+ * operation on such, but for a call of a function with a vector variant
+ * (a call the compiler does not move out of the loop). */
 static bool
 invariant(struct c_emit *e, const dojo_expr *x)
 {
 	int i;
 
-	if (dojo_expr_kind(x) == DOJO_E_NUM)
+	switch (dojo_expr_kind(x)) {
+	case DOJO_E_NUM:
 		return true;
-	if (dojo_expr_kind(x) != DOJO_E_ACCESS)
+	case DOJO_E_ACCESS:
+		for (i = 0; i < e->ninv; i++)
+			if (e->inv[i] == dojo_expr_access(x))
+				return true;
 		return false;
-	for (i = 0; i < e->ninv; i++)
-		if (e->inv[i] == dojo_expr_access(x))
-			return true;
-	return false;
+	case DOJO_E_CALL:
+		if (vector_fn(dojo_expr_fn(x)))
+			return false;
+		break;
+	default:
+		break;
+	}
+	for (i = 0; i < 2 && dojo_expr_arg(x, i); i++)
+		if (!invariant(e, dojo_expr_arg(x, i)))
+			return false;
+	return true;
 }
 
 /* An expression computed in type "t", as the interpreter does. */
@@ -305,10 +318,11 @@ emit_expr(struct c_emit *e, const dojo_expr *x, enum dojo_dtype t)
 		dojo_strbuf_puts(e->sb, ")");
 		return;
 	default:
-		/* the fast mode's vector loop: a division by a read invariant in
-		 * the loop, or by a number, a multiplication by its reciprocal
-		 * (computed once, before the loop; a division is 5 to 10 times
-		 * slower: softmax's last pass) */
+		/* the fast mode's vector loop: a division by what is invariant
+		 * in the loop (a number, a read, an operation on such: the
+		 * square root of batchnorm's variance) a multiplication by its
+		 * reciprocal (computed once, before the loop; a division is 5 to
+		 * 10 times slower: softmax's last pass) */
 		if (kind == DOJO_E_DIV && k < 2 && e->vector && e->vmath &&
 		    invariant(e, dojo_expr_arg(x, 1))) {
 			dojo_strbuf_puts(e->sb, "(");

@@ -186,6 +186,28 @@ ok $rc "emit: a vector loop's invariant reads loaded once, before it"
 cmp -s "$tmp/interp" "$tmp/c"
 ok $? "and the C target agrees with the interpreter"
 
+# the fast mode's vector loop divides by what is invariant in it (a read,
+# or an operation on reads: batchnorm's square root) as a multiplication
+# by its reciprocal, computed once; the exact mode divides
+"$PERFDOJO" apply "$top_srcdir/examples/batchnorm.dojo" --actions \
+    "$top_srcdir/examples/batchnorm.actions" -o "$tmp/bn.dojo" &&
+    "$PERFDOJO" emit "$tmp/bn.dojo" > "$tmp/bn.c" &&
+    "$PERFDOJO" emit --exact "$tmp/bn.dojo" > "$tmp/bnx.c" &&
+    grep -q ' - dojo_inv0) \* (1.0f / sqrtf((fabsf(dojo_inv1) + 1e-5f))))' \
+    "$tmp/bn.c" &&
+    grep -q ' - dojo_inv0) / sqrtf((fabsf(dojo_inv1) + 1e-5f)))' \
+    "$tmp/bnx.c" &&
+    "$PERFDOJO" run --target c --check "$tmp/bn.dojo" > /dev/null
+ok $? "emit: a division by an invariant square root, a multiplication in the fast mode"
+if grep -q __GNUC__ "$tmp/macros" && [ "$(uname -m)" = x86_64 ]; then
+	"${CC:-cc}" -O3 -march=native -fopenmp -ffp-contract=fast \
+	    -fno-math-errno -S -o "$tmp/bn.s" "$tmp/bn.c"
+	! grep -q 'vdivp[sd]' "$tmp/bn.s"
+	ok $? "compiled, batchnorm's vector loop divides nothing (one scalar division, before it)"
+else
+	skip "batchnorm's vector loop divides nothing" "not GCC or Clang on x86-64"
+fi
+
 # f32 literals: the float the interpreter rounds the double to, not the
 # double's decimal (1.0000000596046448 is a tie of two floats as a
 # double, and rounds to 1 through it; straight from its decimal, up)

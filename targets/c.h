@@ -32,8 +32,10 @@
  * GCC stored the tile back after each step); 10: the helpers (max, min,
  * the integer operations) always inlined: GCC called them out of line,
  * one scalar call an element, in a vector loop of a kernel tuned generic
- * (a ReLU in a register tile). */
-#define DOJO_C_CODEGEN 10
+ * (a ReLU in a register tile); 11: a vector loop's division by an
+ * operation on invariants (a square root of a read) a multiplication by
+ * its reciprocal too (fast mode). */
+#define DOJO_C_CODEGEN 11
 
 /* Append to "out" the C translation of "prog".  0 or -1 with the last
  * error set.  Flags: p is an OpenMP parallel loop (temporaries private to

@@ -53,10 +53,15 @@ ok $? "emit: parallel loops, simd loops"
     grep -A1 DOJO_SIMD_COPY "$tmp/mmb.c" | grep -q 'i3 < 16'
 ok $? "emit: the tile's write-back loops are DOJO_SIMD_COPY, the others omp simd"
 "${CC:-cc}" -dM -E - < /dev/null > "$tmp/macros" 2> /dev/null
+# fast_asm C S: the assembly of generated C, compiled as a measurement
+# compiles it in the fast mode
+fast_asm() {
+	"${CC:-cc}" -O3 -march=native -fopenmp -ffp-contract=fast \
+	    -fno-math-errno -S -o "$2" "$1"
+}
 if grep -q __GNUC__ "$tmp/macros" && ! grep -q __clang__ "$tmp/macros" &&
     [ "$(uname -m)" = x86_64 ] && grep -q ' avx2' /proc/cpuinfo; then
-	"${CC:-cc}" -O3 -march=native -fopenmp -ffp-contract=fast \
-	    -fno-math-errno -S -o "$tmp/mmb.s" "$tmp/mmb.c"
+	fast_asm "$tmp/mmb.c" "$tmp/mmb.s"
 	# the loop of the multiply-adds: from its first FMA to its branch back
 	awk '/vfmadd/ && !f { f = 1 } f && /\(%rsp\)/ { n++ } f && /^\tj/ { exit }
 	    END { exit !(f && n == 0) }' "$tmp/mmb.s"
@@ -83,8 +88,7 @@ fi
 ok $? "emit: unrolled tile steps with no loop around them are DOJO_SIMD_TILE, a k loop's not"
 if grep -q __GNUC__ "$tmp/macros" && ! grep -q __clang__ "$tmp/macros" &&
     [ "$(uname -m)" = x86_64 ] && grep -q ' avx2' /proc/cpuinfo; then
-	"${CC:-cc}" -O3 -march=native -fopenmp -ffp-contract=fast \
-	    -fno-math-errno -S -o "$tmp/dw.s" "$tmp/dw.c"
+	fast_asm "$tmp/dw.c" "$tmp/dw.s"
 	fma=$(grep -c vfmadd "$tmp/dw.s")
 	st=$(grep -c 'vmov[au]ps	%[yz]mm[0-9]*, .*(%r[sb]p)' "$tmp/dw.s")
 	# (before: a store an FMA, 63 of 87 with AVX-512, 126 of 126 with
@@ -124,8 +128,7 @@ printf '%s\n' 'split 0 4' 'split 0.0.0 64' 'swap 0.0' 'swap 0' \
 ok $? "a ReLU in a register tile: tuned generic, and agrees with the interpreter"
 if grep -q __GNUC__ "$tmp/macros" && ! grep -q __clang__ "$tmp/macros" &&
     [ "$(uname -m)" = x86_64 ]; then
-	"${CC:-cc}" -O3 -march=native -fopenmp -ffp-contract=fast \
-	    -fno-math-errno -S -o "$tmp/relu.s" "$tmp/relu.c"
+	fast_asm "$tmp/relu.c" "$tmp/relu.s"
 	! grep -q 'call.*dojo_maxf' "$tmp/relu.s"
 	ok $? "compiled by GCC, the ReLU in the tile calls no helper"
 else
@@ -200,8 +203,7 @@ ok $? "and the C target agrees with the interpreter"
     "$PERFDOJO" run --target c --check "$tmp/bn.dojo" > /dev/null
 ok $? "emit: a division by an invariant square root, a multiplication in the fast mode"
 if grep -q __GNUC__ "$tmp/macros" && [ "$(uname -m)" = x86_64 ]; then
-	"${CC:-cc}" -O3 -march=native -fopenmp -ffp-contract=fast \
-	    -fno-math-errno -S -o "$tmp/bn.s" "$tmp/bn.c"
+	fast_asm "$tmp/bn.c" "$tmp/bn.s"
 	! grep -q 'vdivp[sd]' "$tmp/bn.s"
 	ok $? "compiled, batchnorm's vector loop divides nothing (one scalar division, before it)"
 else

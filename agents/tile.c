@@ -1195,11 +1195,13 @@ tiles_of(struct walk *wk, dojo_node *op, int m)
 				t->state = k;
 				wk->n++;
 			}
-			/* the first shape also with its columns outside
-			 * and the panels that order allows */
-			if (i == 0 && u < w && wk->n < wk->max &&
-			    with_panels(wk, m, spatial, array, u, ab[0][0], w,
-			    ab[0][1]) < 0)
+			/* the first two shapes also with their columns
+			 * outside and the panels that order allows (which
+			 * of two is faster packed depends on the caches:
+			 * unpacked, a transposed operand hides it) */
+			if (i < 2 && u < w && wk->n < wk->max &&
+			    with_panels(wk, m, spatial, array, u, ab[i][0], w,
+			    ab[i][1]) < 0)
 				return -1;
 		}
 		/* w not a multiple of the vector: then its head peeled */

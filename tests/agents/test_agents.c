@@ -604,19 +604,19 @@ test_tiles(void)
 	 * zeroing in the registers: rows outside, then the panel of A;
 	 * columns outside, then the panel of B), then apart from them
 	 * (also with the column blocks outside and the panel of B packed)
-	 * and 8x8, then 4 accumulators, 2x16 and 4x8 */
-	CHECK(n == 9);
+	 * and 8x8 (the same two ways), then 4 accumulators, 2x16 and 4x8 */
+	CHECK(n == 10);
 	CHECK_STR(tiles[0].text, "split 0 4; split 0.0.0 16; swap 0.0; "
 	    "cache 0.0.0 C stack; fission 0.0.0.0 1; fission 0.0.0 1; "
 	    "unroll 0.0.0; vectorize 0.0.0.0; swap 0.0.1.0; swap 0.0.1; "
 	    "unroll 0.0.1.0; vectorize 0.0.1.0.0; unroll 0.0.2; "
 	    "vectorize 0.0.2.0");
-	CHECK(n == 9 && strstr(tiles[1].text, "; pack 0.0 A 1,0; "
+	CHECK(n == 10 && strstr(tiles[1].text, "; pack 0.0 A 1,0; "
 	    "vectorize 0.0.0"));
-	CHECK(n == 9 && strstr(tiles[2].text, "swap 0.0; swap 0; cache "));
-	CHECK(n == 9 && strstr(tiles[3].text, "; pack 0.0 B 0,1; "
+	CHECK(n == 10 && strstr(tiles[2].text, "swap 0.0; swap 0; cache "));
+	CHECK(n == 10 && strstr(tiles[3].text, "; pack 0.0 B 0,1; "
 	    "vectorize 0.0.0"));
-	if (n == 9) {
+	if (n == 10) {
 		text = dojo_program_print(dojo_env_program(env,
 		    tiles[0].state), false);
 		printf("%s", text);
@@ -627,8 +627,8 @@ test_tiles(void)
 		    "  |   | 4:u | 16:v | C[{0}*4 + {2}, {1}*16 + {3}] = "
 		    "C_c[{2}, {3}]\n") != NULL);
 		free(text);
-		memmove(tiles, tiles + 4, 5 * sizeof *tiles);
-		n = 5;
+		memmove(tiles, tiles + 4, 6 * sizeof *tiles);
+		n = 6;
 	}
 	CHECK_STR(tiles[0].text, "fission 0.0 1; fission 0 1; split 1 4; "
 	    "split 1.0.0 16; swap 1.0.0.0; swap 1.0; swap 1.0.0; "
@@ -637,10 +637,14 @@ test_tiles(void)
 	    "split 1.0.0 16; swap 1.0; swap 1; swap 1.0.0.0; swap 1.0.0; "
 	    "unroll 1.0.0.0; vectorize 1.0.0.0.0; cache 1.0.0 C stack; "
 	    "pack 1.0 B 0,1; vectorize 1.0.0");
-	CHECK(n == 5 && strstr(tiles[2].text, "split 1 8; split 1.0.0 8;"));
-	CHECK(n == 5 && strstr(tiles[3].text, "split 1 2; split 1.0.0 16;"));
-	CHECK(n == 5 && strstr(tiles[4].text, "split 1 4; split 1.0.0 8;"));
-	if (n == 5) {
+	CHECK(n == 6 && strstr(tiles[2].text, "split 1 8; split 1.0.0 8;") &&
+	    !strstr(tiles[2].text, "pack"));
+	CHECK(n == 6 && strstr(tiles[3].text, "split 1 8; split 1.0.0 8;") &&
+	    strstr(tiles[3].text, "swap 1; ") &&
+	    strstr(tiles[3].text, "; pack 1.0 B 0,1; vectorize 1.0.0"));
+	CHECK(n == 6 && strstr(tiles[4].text, "split 1 2; split 1.0.0 16;"));
+	CHECK(n == 6 && strstr(tiles[5].text, "split 1 4; split 1.0.0 8;"));
+	if (n == 6) {
 		text = dojo_program_print(dojo_env_program(env,
 		    tiles[1].state), false);
 		printf("%s", text);
@@ -815,12 +819,16 @@ test_tile_shapes(void)
 	n = dojo_agent_tiles(env, 0, tiles, 16);
 	/* 16 rows are all of C's: the tile that keeps the zeroing splits
 	 * only the columns */
-	CHECK(n == 7 && strncmp(tiles[0].text, "split 0.0 16; swap 0; "
+	CHECK(n == 8 && strncmp(tiles[0].text, "split 0.0 16; swap 0; "
 	    "cache 0.0 C stack;", 39) == 0);
-	CHECK(n == 7 && strstr(tiles[2].text, "split 1 8; split 1.0.0 16;"));
-	CHECK(n == 7 && strstr(tiles[3].text, "split 1 8; split 1.0.0 16;") &&
+	CHECK(n == 8 && strstr(tiles[2].text, "split 1 8; split 1.0.0 16;"));
+	CHECK(n == 8 && strstr(tiles[3].text, "split 1 8; split 1.0.0 16;") &&
 	    strstr(tiles[3].text, "pack 1.0 B 0,1"));
-	CHECK(n == 7 && strstr(tiles[4].text, "split 1 4; split 1.0.0 16;"));
+	/* the second shape packed too */
+	CHECK(n == 8 && strstr(tiles[4].text, "split 1 4; split 1.0.0 16;") &&
+	    !strstr(tiles[4].text, "pack"));
+	CHECK(n == 8 && strstr(tiles[5].text, "split 1 4; split 1.0.0 16;") &&
+	    strstr(tiles[5].text, "pack 1.0 B 0,1"));
 	setenv("PERFDOJO_VECTORS", "wide", 1);
 	CHECK(dojo_agent_tiles(env, 0, tiles, 16) == -1);
 	CHECK_STR(dojo_error_last(), "PERFDOJO_VECTORS: 'wide' is not "

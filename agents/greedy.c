@@ -53,8 +53,8 @@
 #define HINT_LOCAL 4		/* cache of an output reused along a scope */
 #define MODEL_RATE 0.25	/* auto: the weight of a kind's rate of gains
 				   against the model's value */
-#define SETTLE 4		/* auto: the states of the best first looks
-				   settled by successive halving */
+#define SETTLE 4		/* auto: the states of the best rewards
+				   timed against the leader at the end */
 #define MODEL_BATCH 16	/* auto with a model: a batch, at most (a
 				   twentieth of the budget, at least 6) */
 #define SEARCH_SHARE 0.8	/* auto: the share of --seconds searched */
@@ -1142,7 +1142,7 @@ const struct dojo_agent dojo_agent_greedy = {
 
 /* auto: greedy's climbs, the children ranked by a model (the shipped one
  * unless --model says otherwise) that learns from every measurement, and
- * the best state settled by successive halving at the end. */
+ * the finalists timed against each other at the end. */
 static void *
 auto_new(dojo_env *env, const struct dojo_agent_options *opt)
 {
@@ -1194,8 +1194,8 @@ auto_save(void *self, const char *path)
 const struct dojo_agent dojo_agent_auto = {
 	.name = "auto",
 	.help = "the default: greedy's climbs with the children ranked by "
-	    "a model that learns as it measures, the best settled by "
-	    "successive halving",
+	    "a model that learns as it measures, the finalists timed "
+	    "against each other",
 	.new = auto_new,
 	.step = greedy_step,
 	.score = auto_score,

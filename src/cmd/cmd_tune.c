@@ -572,10 +572,11 @@ trace_pairs(FILE *f, dojo_env *env, const char *step, const char *why,
 
 /* After the search: the gains a climb checked in pairs before it went
  * on ("held" or "refuted": the state, the one it was timed against, its
- * speedup against the start since, the pairs' ratio); then the states
- * confirmed against the start in alternate runs (the new bests as they
- * came, and those dojo_env_settle settled), one "confirm" line each, the
- * chosen one marked best.  0 or -1. */
+ * speedup against the start since, the pairs' ratio); the finalists
+ * dojo_env_settle timed against its leader ("ahead", taking the lead,
+ * or "behind"); then the states confirmed against the start in
+ * alternate runs (the new bests as they came, and the leader at the
+ * end), one "confirm" line each, the chosen one marked best.  0 or -1. */
 static int
 trace_settled(FILE *f, dojo_env *env, int best)
 {
@@ -592,6 +593,11 @@ trace_settled(FILE *f, dojo_env *env, int best)
 			trace_pairs(f, env, r.low > 1 ? "won" : "lost",
 			    "duel", i, ref, &r);
 	}
+	/* the finalists dojo_env_settle timed against its leader */
+	for (i = 1; i < dojo_env_n_states(env); i++)
+		if ((ref = dojo_env_finalist(env, i, &r)) >= 0)
+			trace_pairs(f, env, r.low > 1 && r.speedup > 1 ?
+			    "ahead" : "behind", "settle", i, ref, &r);
 	for (i = 1; i < dojo_env_n_states(env); i++)
 		if (dojo_env_confirmed(env, i, NULL))
 			trace_line(f, env, "confirm", i, i == best);

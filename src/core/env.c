@@ -34,6 +34,10 @@ struct env_state {
 	 * (dojo_env_duel); -1: never */
 	struct dojo_measure_ratio duel;
 	int duel_ref;
+	/* against the state "final_ref", the leader when dojo_env_settle
+	 * timed this one against it; -1: never */
+	struct dojo_measure_ratio final;
+	int final_ref;
 	/* the player's note: why it is measured, what it expected */
 	const char *why;
 	double predicted;
@@ -158,6 +162,7 @@ add_node(dojo_env *env, dojo_program *prog, int parent, const char *action)
 	nd->parent = parent;
 	nd->held_ref = -1;
 	nd->duel_ref = -1;
+	nd->final_ref = -1;
 	nd->depth = parent >= 0 ? env->states[parent].depth + 1 : 0;
 	nd->action = strdup(action);
 	if (!nd->action)
@@ -251,11 +256,13 @@ timeable(dojo_env *env, int state, int ref)
 	    !out_of_time(env);
 }
 
-int
-dojo_env_compare(dojo_env *env, int state, int ref, int pairs,
+/* "state" timed against "ref" in alternate pairs (at least "pairs"),
+ * both checked against the start's outputs: the ratio t_ref / t_state
+ * into "out".  1 when nothing was timed (timeable), 0, or -1. */
+static int
+time_pair(dojo_env *env, int state, int ref, int pairs,
     struct dojo_measure_ratio *out)
 {
-	struct env_state *nd = &env->states[state];
 	struct dojo_measure_options opt = env->opt.measure;
 	struct dojo_measurement mp, mr;
 
@@ -264,13 +271,22 @@ dojo_env_compare(dojo_env *env, int state, int ref, int pairs,
 		return 1;
 	if (opt.runs < pairs)
 		opt.runs = pairs;
-	/* the outputs both are checked against: the start's */
 	if (dojo_measure_want(env->states[0].prog, &env->want, &opt) < 0 ||
-	    dojo_measure_speedup(nd->prog, env->states[ref].prog, &env->want,
-	    &opt, &mp, &mr, out) < 0)
+	    dojo_measure_speedup(env->states[state].prog,
+	    env->states[ref].prog, &env->want, &opt, &mp, &mr, out) < 0)
 		return -1;
-	if (out->speedup <= 0)
-		return 1;
+	return out->speedup > 0 ? 0 : 1;
+}
+
+int
+dojo_env_compare(dojo_env *env, int state, int ref, int pairs,
+    struct dojo_measure_ratio *out)
+{
+	struct env_state *nd = &env->states[state];
+	int rc = time_pair(env, state, ref, pairs, out);
+
+	if (rc != 0)
+		return rc;
 	nd->held = *out;
 	nd->held_ref = ref;
 	nd->reward = env->states[ref].reward + log(out->speedup);
@@ -347,6 +363,16 @@ dojo_env_held(dojo_env *env, int state, struct dojo_measure_ratio *out)
 	if (out)
 		*out = nd->held;
 	return nd->held_ref;
+}
+
+int
+dojo_env_finalist(dojo_env *env, int state, struct dojo_measure_ratio *out)
+{
+	const struct env_state *nd = &env->states[state];
+
+	if (out)
+		*out = nd->final;
+	return nd->final_ref;
 }
 
 void
@@ -725,11 +751,43 @@ compare_reward(const void *a, const void *b, void *payload)
 	return *(const int *)a - *(const int *)b;
 }
 
+/* Whether "state" is among the "n" of "top". */
+static bool
+listed(const int *top, int n, int state)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (top[i] == state)
+			return true;
+	return false;
+}
+
+/* "state" timed against the leader "ref" for dojo_env_settle: 3 pairs,
+ * again in 9 when it looks ahead but its interval is not above 1.  Whether
+ * it takes the lead (1 or 0), or -1. */
+static int
+challenge(dojo_env *env, int state, int ref)
+{
+	struct env_state *nd = &env->states[state];
+	struct dojo_measure_ratio r;
+	int rc = time_pair(env, state, ref, 3, &r);
+
+	if (rc == 0 && r.speedup > 1 && r.low <= 1)
+		rc = time_pair(env, state, ref, 9, &r);
+	if (rc < 0)
+		return -1;
+	if (rc == 1)
+		return 0;
+	nd->final = r;
+	nd->final_ref = ref;
+	return r.low > 1 && r.speedup > 1;
+}
+
 int
 dojo_env_settle(dojo_env *env, int k, int *settled)
 {
-	int *top, n = 0, i, pairs, best = 0;
-	double s;
+	int *top, n = 0, i, lead, best = 0, most = 0, rc;
 
 	*settled = 0;
 	if (env->opt.cost || env->opt.no_confirm)
@@ -744,43 +802,46 @@ dojo_env_settle(dojo_env *env, int k, int *settled)
 	qsort_r(top, n, sizeof *top, compare_reward, env);
 	if (n > k)
 		n = k;
+	/* the search's best and the highest speedup confirmed against the
+	 * start join the best rewards */
+	for (i = 1; i < env->n; i++)
+		if (env->states[i].ratio.low > 1 && (most == 0 ||
+		    env->states[i].ratio.speedup >
+		    env->states[most].ratio.speedup))
+			most = i;
+	if (env->best != 0 && !listed(top, n, env->best))
+		top[n++] = env->best;
+	if (most != 0 && !listed(top, n, most))
+		top[n++] = most;
 	*settled = n;
-	/* the k best first looks confirmed (3 pairs), then the better
-	 * half of them again with twice the pairs, until one is left */
-	for (pairs = 3; n > 0; pairs *= 2) {
-		for (i = 0; i < n && !out_of_time(env); i++)
-			if (env->states[top[i]].ratio.pairs < pairs &&
-			    confirm(env, top[i], pairs) < 0) {
-				free(top);
-				return -1;
-			}
-		for (i = 1; i < n; i++) {
-			int x = top[i], j;
-
-			s = env->states[x].ratio.speedup;
-			for (j = i; j > 0 &&
-			    env->states[top[j - 1]].ratio.speedup < s; j--)
-				top[j] = top[j - 1];
-			top[j] = x;
+	/* each timed against the leader (the search's best, else the best
+	 * reward) on the whole kernel; one ahead takes the lead */
+	lead = env->best != 0 ? env->best : n > 0 ? top[0] : 0;
+	for (i = 0; i < n && !out_of_time(env); i++) {
+		if (top[i] == lead)
+			continue;
+		if ((rc = challenge(env, top[i], lead)) < 0) {
+			free(top);
+			return -1;
 		}
-		if (n == 1 || (n = (n + 1) / 2) == 1)
-			break;
+		if (rc == 1)
+			lead = top[i];
 	}
-	/* the last round's winner; if its interval is not above 1, the
-	 * first in the order of the rounds whose interval is */
-	for (i = 0; i < *settled && best == 0; i++) {
-		const struct dojo_measure_ratio *r = &env->states[top[i]].ratio;
-
-		if (r->low > 1 && r->speedup > 1)
-			best = top[i];
-	}
-	/* none of them (the time limit cut the rounds short): the search's
-	 * best, confirmed when it came, while its interval is above 1, not
-	 * the start */
-	if (best == 0 && env->states[env->best].ratio.low > 1)
+	free(top);
+	/* the leader's speedup against the start, for the record */
+	if (lead != 0 && env->states[lead].ratio.pairs < 3 &&
+	    !out_of_time(env) && confirm(env, lead, 3) < 0)
+		return -1;
+	if (lead != 0 && env->states[lead].ratio.low > 1 &&
+	    env->states[lead].ratio.speedup > 1)
+		best = lead;
+	/* the leader's interval not above 1 (a gain that small, or the time
+	 * limit reached before it was confirmed): the search's best,
+	 * confirmed when it came, while its interval is above 1, not the
+	 * start */
+	else if (env->best != 0 && env->states[env->best].ratio.low > 1)
 		best = env->best;
 	env->best = best;
-	free(top);
 	return 0;
 }
 

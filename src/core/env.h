@@ -196,19 +196,26 @@ void dojo_env_note(__dojo_keep dojo_env *env, int state, const char *why,
 const char *dojo_env_why(__dojo_keep dojo_env *env, int state,
     double *predicted);
 
-/* Successive halving at the end of a search: the "k" measured states of
- * the best rewards (first looks, or a climb's paired value:
- * dojo_env_compare; above 0) are confirmed against the start
- * in 3 alternate pairs, the better half by that speedup again in 6,
- * and so on down to one; the best state becomes the one of the highest
- * confirmed speedup whose interval is above 1 (when the time limit cut
- * the rounds short before any was, the search's best state, confirmed
- * as it came, while its interval is above 1; the start when none is).
- * A first look is one run, and its noise picks the wrong one of states
- * a few percent apart; this spends the pairs where the choice is.  The
- * states settled into "*settled".  No pair starts once the time limit
- * is reached.  0, or -1 with the last error. */
+/* The choice at the end of a search: the "k" measured states of the
+ * best rewards (first looks, or a climb's paired value:
+ * dojo_env_compare; above 0), the search's best state and the one of
+ * the highest speedup confirmed against the start are each timed
+ * against a leader on the whole kernel in alternate pairs (3; 9 when
+ * it looks ahead but its interval is not above 1), the leader at first
+ * the search's best (else the best reward); one whose interval is
+ * above 1 takes the lead (dojo_env_finalist keeps what each did).  The
+ * leader, confirmed against the start (3 pairs) unless it was, becomes
+ * the best state when its interval there is above 1; else the search's
+ * best, confirmed as it came, while its interval is above 1; else the
+ * start.  Two fast states timed against each other are told apart
+ * where a slow start's own spread hides a few percent.  The states
+ * settled into "*settled".  No pair starts once the time limit is
+ * reached.  0, or -1 with the last error. */
 int dojo_env_settle(__dojo_keep dojo_env *env, int k, int *settled);
+/* The leader "state" was timed against by dojo_env_settle, -1 when none;
+ * the ratio t_leader / t_state into "out" (may be NULL). */
+int dojo_env_finalist(__dojo_keep dojo_env *env, int state,
+    struct dojo_measure_ratio *out);
 
 /* One episode at a time: the current state, back to the start, and one
  * step by the "i"th action of the current state.  A step evaluates the

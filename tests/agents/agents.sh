@@ -157,12 +157,24 @@ same "step	state	parent	why	predicted	speedup	confirmed	best	move" \
 same "$n" "$(awk -F'\t' '$1 ~ /^[0-9]+$/' "$tmp/d.trace" | wc -l | tr -d ' ')" \
     "the trace has one line a measurement"
 awk -F'\t' 'NR > 1 && (NF != 9 || ($1 !~ /^[0-9]+$/ && $1 != "confirm" &&
-    $1 != "held" && $1 != "refuted" && $1 != "won" && $1 != "lost") ||
+    $1 != "held" && $1 != "refuted" && $1 != "won" && $1 != "lost" &&
+    $1 != "ahead" && $1 != "behind") ||
     ($6 != "failed" && $6 !~ /^[0-9.e+-]+$/) ||
     ($5 != "-" && $5 !~ /^[0-9.e+-]+$/) || $4 == "" || $9 == "") { exit 1 }' \
     "$tmp/d.trace"
 ok $? "every line of the trace has its nine fields"
 best=$(sed -n 's/^# best: state \([0-9a-f]*\),.*/\1/p' "$tmp/d.out")
+# the settling: the finalists timed against the leader, "ahead" exactly
+# when the interval is above 1; the best is the last leader (or the
+# search's best), so no finalist is ahead of it
+awk -F'\t' '$1 == "ahead" || $1 == "behind" { split($7, a, /[][, ]+/)
+    if (($1 == "ahead") != (a[2] > 1 && a[1] > 1)) exit 1 }' "$tmp/d.trace"
+ok $? "a finalist is 'ahead' exactly when its interval is above 1"
+if [ -n "$best" ]; then
+	! awk -F'\t' -v b="$best" '$1 == "ahead" && $3 == b' "$tmp/d.trace" |
+	    grep -q .
+	ok $? "no finalist is ahead of the chosen best"
+fi
 if grep -q 'the start (no speedup' "$tmp/d.out"; then
 	! awk -F'\t' '$1 == "confirm" && $8 == "best"' "$tmp/d.trace" | grep -q .
 	ok $? "the start is the best: no confirmed state is marked best"

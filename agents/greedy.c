@@ -44,7 +44,7 @@
 				   a tenth of the budget, at least 8 */
 #define KINDS 64		/* moves in the table, at most, and tiles */
 #define TILE (KINDS - 1)	/* the kind of the tiles */
-#define MAX_TILES 16		/* tiles of a state, at most */
+#define MAX_TILES 24		/* tiles of a state, at most */
 #define MODEL 8		/* auto: the group of a child the model's
 				   order brought */
 #define HINT_OUTER 1		/* parallelize of an outer scope */
@@ -102,6 +102,15 @@ struct greedy {
 	bool learn;
 	bool settle;			/* auto: settle the best at the end */
 };
+
+/* Whether auto's share of a time limit for the search (SEARCH_SHARE)
+ * is spent. */
+static bool
+searched(const struct greedy *g, dojo_env *env)
+{
+	return g->settle && dojo_env_seconds(env) > 0 &&
+	    dojo_env_elapsed(env) >= SEARCH_SHARE * dojo_env_seconds(env);
+}
 
 /* The share of a move's children measured that beat their parent, with
  * one success and one failure assumed before any (a move never tried
@@ -640,6 +649,11 @@ measure_children(struct greedy *g, dojo_env *env, struct climb *c,
 		};
 		int used = dojo_env_used(env), x = c->order[i];
 
+		/* auto's share of the time for the search is over: the
+		 * rest is the settling's (a batch and its checks took up
+		 * to a fifth of 240 s on batched_matmul) */
+		if (searched(g, env))
+			break;
 		k = c->state[x];
 		dojo_env_note(env, k, why[c->group[x]], c->pred[x]);
 		rc = dojo_env_evaluate(env, k, &r);
@@ -692,6 +706,28 @@ next_best(struct greedy *g, dojo_env *env, struct climb *c, double floor)
 	}
 }
 
+/* Two children that both held their gains timed against each other
+ * (dojo_env_duel: on what they do apart, else whole): each was timed
+ * against the current state, and when that is far slower (the start is
+ * the naive kernel, 30-300 times slower) its own spread between the two
+ * checks moves their paired values by more than what parts them: on
+ * batched_matmul a fused tile and an isolated one held 37.8x and 49.0x.
+ * 3 pairs, 9 when "state" looks ahead but its interval is not above 1.
+ * 2 when "state" is faster (its interval above 1), 0 when not, 1 when
+ * nothing was timed (the paired values decide); -1 on an error. */
+static int
+rival(dojo_env *env, int state, int chosen)
+{
+	struct dojo_measure_ratio r;
+	int rc = dojo_env_duel(env, state, chosen, HOLD_PAIRS, &r);
+
+	if (rc == 0 && r.speedup > 1 && r.low <= 1)
+		rc = dojo_env_duel(env, state, chosen, 3 * HOLD_PAIRS, &r);
+	if (rc != 0)
+		return rc;
+	return r.low > 1 && r.speedup > 1 ? 2 : 0;
+}
+
 /* Whether the climb's best child holds its gain: its first look is one
  * run against another, and on a shared machine that noise alone can be
  * tens of percent (a neighbour on the core's other hardware thread:
@@ -726,7 +762,11 @@ hold(struct greedy *g, dojo_env *env, struct climb *c)
 			break;
 		}
 		if (ratio.low > 1) {
-			if (dojo_env_reward(env, c->best) > best) {
+			rc = chosen < 0 ? 1 : rival(env, c->best, chosen);
+			if (rc < 0)
+				return -1;
+			if (chosen < 0 || (rc == 2 || (rc == 1 &&
+			    dojo_env_reward(env, c->best) > best))) {
 				best = dojo_env_reward(env, c->best);
 				chosen = c->best;
 			}
@@ -1040,9 +1080,7 @@ greedy_step(void *self, dojo_env *env)
 	int used = dojo_env_used(env), rc, i, side;
 
 	/* auto keeps the last fifth of a time limit for settling */
-	if (dojo_env_spent(env) || g->idle > 1000 || (g->settle &&
-	    dojo_env_seconds(env) > 0 && dojo_env_elapsed(env) >=
-	    SEARCH_SHARE * dojo_env_seconds(env)))
+	if (dojo_env_spent(env) || g->idle > 1000 || searched(g, env))
 		return finish(g, env);
 	if (dojo_state_set_add(&g->climbed, g->cur) < 0)
 		return -1;

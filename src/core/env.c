@@ -308,6 +308,15 @@ dojo_env_duel(dojo_env *env, int state, int ref, int pairs,
 	if (!timeable(env, state, ref))
 		return 1;
 	rc = dojo_program_apart(nd->prog, env->states[ref].prog, &pa, &pr);
+	if (rc == 1) {
+		/* nothing in common to leave out: the whole of both */
+		rc = time_pair(env, state, ref, pairs, out);
+		if (rc == 0) {
+			nd->duel = *out;
+			nd->duel_ref = ref;
+		}
+		return rc;
+	}
 	if (rc != 0)
 		return rc;
 	/* the parts run alone only where they keep the rules (a nest that

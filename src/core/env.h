@@ -174,10 +174,10 @@ int dojo_env_held(__dojo_keep dojo_env *env, int state,
  * of both), timed in alternate runs, at least "pairs"; the ratio of
  * the parts t_ref / t_state into "out", kept (dojo_env_dueled).  Two
  * tiles of one nest are told apart so where the shared nests would
- * hide their difference in the noise.  The rewards do not change.  1
- * when nothing was timed (as dojo_env_compare, and when the two share
- * no nest or their parts cannot run alone); 0, or -1 with the last
- * error. */
+ * hide their difference in the noise.  Two that share no nest (or one
+ * all shared) are timed whole.  The rewards do not change.  1 when
+ * nothing was timed (as dojo_env_compare, and when their parts cannot
+ * run alone); 0, or -1 with the last error. */
 int dojo_env_duel(__dojo_keep dojo_env *env, int state, int ref, int pairs,
     struct dojo_measure_ratio *out);
 /* The state "state" was last dueled against (dojo_env_duel), -1 when

@@ -910,7 +910,9 @@ dojo_env_prepare(dojo_env *env, const int *states, int n)
 
 	if (env->opt.remote)
 		return prepare_remote(env, states, n);
-	if (env->opt.jobs < 2 || env->opt.cost || n < 2)
+	/* nothing compiled that the limits will not let be measured */
+	if (env->opt.jobs < 2 || env->opt.cost || n < 2 ||
+	    dojo_env_spent(env))
 		return 0;
 	left = env->opt.budget > 0 ? env->opt.budget - env->used : n;
 	progs = malloc(n * sizeof *progs);

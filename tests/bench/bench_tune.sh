@@ -21,6 +21,8 @@
 #   BENCH_DB        the measurement database (default: a new one); one
 #                   that knows the examples makes the training quick
 #   BENCH_RAW       a file that keeps one line per run (appended)
+#   BENCH_TRACES    a folder that keeps each run's trace
+#                   (KERNEL-THREADS-AGENT-SEED.trace, tune --trace)
 # Columns: tuned/moves is the tuned state's speedup against the move
 # file's (above 1: the tuner beat the move file), torch/tuned PyTorch's
 # time over the tuned state's (above 1: the tuned kernel is faster), each
@@ -42,7 +44,7 @@ trap 'rm -rf "$tmp"' EXIT
 # one database: every agent sees the same first look of a state
 export PERFDOJO_DB="${BENCH_DB:-$tmp/m.db}"
 models=${BENCH_MODELS:-$tmp/models}
-mkdir -p "$models"
+mkdir -p "$models" ${BENCH_TRACES:+"$BENCH_TRACES"}
 
 . "$top/tests/bench/lib.sh"
 py=/usr/bin/python3
@@ -88,6 +90,8 @@ for k in $kernels; do
 			for s in $seeds; do
 				opt=""
 				[ "$a" = auto ] && [ -n "$m" ] && opt="--model $m"
+				tf=${BENCH_TRACES:+$BENCH_TRACES/$k-$t-$a-$s.trace}
+				[ -n "$tf" ] && opt="$opt --trace $tf"
 				# shellcheck disable=SC2086
 				"$P" tune "$top/examples/$k.dojo" --agent "$a" \
 				    --budget "$budget" --seconds "$seconds" \

@@ -39,6 +39,19 @@ wait_for() {
 	return 1
 }
 
+# wait_for_re RE: wait_for, for an extended regular expression (a pane's
+# lines can reach the terminal a little after its title)
+wait_for_re() {
+	i=0
+	while [ $i -lt 200 ]; do
+		screen | grep -q -E -- "$1" && return 0
+		sleep 0.1
+		i=$((i + 1))
+	done
+	screen | sed 's/^/# /'
+	return 1
+}
+
 start() {
 	t new-session -d -s explore -x "${2:-100}" -y "${3:-30}" \
 	    "cd $tmp && LANG=$1 PERFDOJO_DB=$PERFDOJO_DB HOME=$HOME $PERFDOJO explore matmul.dojo; echo EXPLORER-EXITED \$?; sleep 60"
@@ -154,7 +167,7 @@ ok $? "at 200x60 the program pane names each loop (i=512)"
 t send-keys -t explore v
 wait_for "(preview: + a changed line)"
 ok $? "v shows the program the selected move leads to"
-screen | grep -q "^[┃│]+ "
+wait_for_re "^(┃|│)\+ "
 ok $? "... its changed lines marked +"
 t send-keys -t explore Escape
 wait_for "program matmul.dojo  at "

@@ -362,7 +362,7 @@ has_parallel(dojo_node *node)
  * batch of one image) of at least as many iterations as the run has
  * threads, none of whose scopes does yet: on a run of several threads
  * the move that pays on nearly every kernel (its work divided among the
- * cores), which a climb then measures right after the tiles, whatever
+ * cores), which a climb then measures first of the new moves, whatever
  * the model or the rates of the moves say (a model trained on other
  * kernels ranked it low on a transpose, and 40 measurements never timed
  * it). */
@@ -434,7 +434,7 @@ expr_contiguous(const dojo_expr *e, int v)
  * holds operations only) along which every access is contiguous: the
  * move a person makes first on a softmax's rows or an elementwise loop,
  * which pays on nearly every kernel that has one; a climb measures these
- * right after the tiles and the outer scopes. */
+ * right after the outer scopes and the tiles. */
 static bool
 inner_vector(dojo_env *env, int state, const struct dojo_action *a)
 {
@@ -647,7 +647,7 @@ measure_children(struct greedy *g, dojo_env *env, struct climb *c,
 	free(states);
 	for (i = from; rc == 0 && i < to; i++) {
 		static const char *const why[] = {
-			"gained", "tile", "outer", "inner", "layout",
+			"gained", "outer", "tile", "inner", "layout",
 			"local", "enabled", "other", "model"
 		};
 		int used = dojo_env_used(env), x = c->order[i];
@@ -914,9 +914,12 @@ merge_orders(struct climb *c, const int *model, const int *mine,
 }
 
 /* The children by actions that gained before first, best gain first;
- * then the tiles, unless tiles were measured TILE_TRIES times and never
- * gained; then parallelize of the outer scopes (outer_parallel), unless
- * measured OUTER_TRIES times and never gained; then the contiguous
+ * then parallelize of the outer scopes (outer_parallel), unless
+ * measured OUTER_TRIES times and never gained (a few moves, each the
+ * largest gain of a run on threads: after the tiles, mlp's climbs at 2
+ * threads spent 29 measurements on tiles and never timed one); then the
+ * tiles, unless tiles were measured TILE_TRIES times and never gained;
+ * then the contiguous
  * innermost vectors (inner_vector), the pads of rows and the local
  * copies of outputs (local_reuse), each until measured a few times
  * without a gain; then those by actions
@@ -974,9 +977,9 @@ order_children(struct greedy *g, dojo_env *env, struct climb *c,
 			c->pred[i] = exp(c->cr + k->gain);
 			c->promising++;
 		} else {
-			if (c->kind[i] == TILE && tiles)
+			if (c->hint[i] == HINT_OUTER && outer)
 				group[i] = 1;
-			else if (c->hint[i] == HINT_OUTER && outer)
+			else if (c->kind[i] == TILE && tiles)
 				group[i] = 2;
 			else if (c->hint[i] == HINT_INNER && inner)
 				group[i] = 3;

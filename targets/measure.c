@@ -802,8 +802,8 @@ dojo_measure_options_init(struct dojo_measure_options *opt)
 	opt->run.budget = 2.0 / 3;
 }
 
-static int
-processors(void)
+int
+dojo_measure_cores(void)
 {
 	long n = sysconf(_SC_NPROCESSORS_ONLN);
 
@@ -819,7 +819,7 @@ dojo_measure_threads(const struct dojo_measure_options *opt)
 		return opt->run.threads;
 	if (env && atoi(env) > 0)
 		return atoi(env);
-	return processors();
+	return dojo_measure_cores();
 }
 
 /* The seconds the hypervisor gave this machine's processors to others
@@ -1012,7 +1012,7 @@ judge(struct dojo_measure_run *r, const struct dojo_run_result *res,
 	if (waited_out)
 		snprintf(r->why, sizeof r->why, "%d other threads were "
 		    "runnable before the run, for %d threads on %d cores",
-		    r->load_before, threads, processors());
+		    r->load_before, threads, dojo_measure_cores());
 	else if (res->wall_s > 0 && res->delay_s > 0.05 * res->wall_s + 0.002)
 		snprintf(r->why, sizeof r->why, "a thread of the kernel waited "
 		    "%.3g ms for a processor in %.3g ms", res->delay_s * 1e3,
@@ -1021,7 +1021,7 @@ judge(struct dojo_measure_run *r, const struct dojo_run_result *res,
 		snprintf(r->why, sizeof r->why, "the kernel had %.0f%% of the "
 		    "processor time in %.3g ms", 100 * res->cpu_s /
 		    res->wall_s, res->wall_s * 1e3);
-	else if (r->stolen_s > 0.05 * r->child_s * processors() + 0.02)
+	else if (r->stolen_s > 0.05 * r->child_s * dojo_measure_cores() + 0.02)
 		snprintf(r->why, sizeof r->why, "the hypervisor took %.3g ms "
 		    "of the processors in a run of %.3g ms", r->stolen_s * 1e3,
 		    r->child_s * 1e3);
@@ -1061,13 +1061,13 @@ run_begin(struct db *db, const struct dojo_measure_options *opt,
 {
 	double t0;
 
-	if (threads > processors())
-		threads = processors();	/* more cannot be idle */
+	if (threads > dojo_measure_cores())
+		threads = dojo_measure_cores();	/* more cannot be idle */
 	memset(r, 0, sizeof *r);
 	db_lock(db);
 	for (t0 = dojo_clock_seconds(); ; ) {
 		r->load_before = others_running();
-		if (r->load_before <= processors() - threads)
+		if (r->load_before <= dojo_measure_cores() - threads)
 			return false;
 		if (dojo_clock_seconds() - t0 >= opt->wait ||
 		    past_deadline(opt))

@@ -186,6 +186,9 @@ void dojo_measure_options_init(__dojo_keep struct dojo_measure_options *opt);
 /* The CPU's model name of /proc/cpuinfo ("" when there is none). */
 void dojo_cpu_model(char *out, size_t len);
 
+/* The processors online (at least 1). */
+int dojo_measure_cores(void);
+
 /* The threads a measurement with "opt" gives the kernel. */
 int dojo_measure_threads(__dojo_keep const struct dojo_measure_options *opt);
 

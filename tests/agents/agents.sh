@@ -38,7 +38,7 @@ same_path() {	# EXPECTED ACTUAL DESCRIPTION
 
 for a in random greedy beam maxq auto; do
 	"$PERFDOJO" tune "$k" --agent $a --budget 6 --seed 2 --depth 3 \
-	    --session "$tmp/s" > "$tmp/$a.1" 2> "$tmp/err"
+	    --jobs 1 --session "$tmp/s" > "$tmp/$a.1" 2> "$tmp/err"
 	ok $? "tune --agent $a runs"
 	n=$(sed -n 's/.*: \([0-9]*\) measurements.*/\1/p' "$tmp/$a.1")
 	[ -n "$n" ] && [ "$n" -le 6 ]

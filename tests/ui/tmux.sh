@@ -26,12 +26,13 @@ screen() {
 	t capture-pane -p -t explore
 }
 
-# wait_for TEXT: until the screen shows TEXT (20 s at most: the suite
-# runs beside other tests on a loaded machine)
-wait_for() {
+# wait_grep OPTION PATTERN: until "grep OPTION" finds PATTERN on the
+# screen (20 s at most: the suite runs beside other tests on a loaded
+# machine)
+wait_grep() {
 	i=0
 	while [ $i -lt 200 ]; do
-		screen | grep -q -F -- "$1" && return 0
+		screen | grep -q "$1" -- "$2" && return 0
 		sleep 0.1
 		i=$((i + 1))
 	done
@@ -39,17 +40,15 @@ wait_for() {
 	return 1
 }
 
-# wait_for_re RE: wait_for, for an extended regular expression (a pane's
+# wait_for TEXT: until the screen shows TEXT
+wait_for() {
+	wait_grep -F "$1"
+}
+
+# wait_for_re RE: the same for an extended regular expression (a pane's
 # lines can reach the terminal a little after its title)
 wait_for_re() {
-	i=0
-	while [ $i -lt 200 ]; do
-		screen | grep -q -E -- "$1" && return 0
-		sleep 0.1
-		i=$((i + 1))
-	done
-	screen | sed 's/^/# /'
-	return 1
+	wait_grep -E "$1"
 }
 
 start() {

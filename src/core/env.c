@@ -839,9 +839,8 @@ dojo_env_settle(dojo_env *env, int k, int *settled)
 	free(top);
 	/* the leader's speedup against the start, for the record; past the
 	 * time limit too when the search confirmed nothing (3 pairs of
-	 * runs, not the start returned for a faster kernel found: at 2
-	 * threads, depthwise_conv's run found 2.1x and its limit, reached
-	 * during the search, ended it with the start) */
+	 * runs): a leader never timed against the start is not dropped for
+	 * the start because the limit came first */
 	if (lead != 0 && env->states[lead].ratio.pairs < 3 &&
 	    (!out_of_time(env) || env->best == 0 ||
 	    env->states[env->best].ratio.low <= 1) &&

@@ -1680,6 +1680,84 @@ test_outer(void)
 	}
 }
 
+/* The measurements that first timed "parallelize 0" and a tile (a
+ * state the agent chose as a tile: why "tile"). */
+struct first {
+	int outer, tile;
+};
+
+static void
+first_progress(dojo_env *env, int state, void *payload)
+{
+	struct first *f = payload;
+	const char *why;
+	double pred;
+
+	if (!f->outer && strcmp(dojo_env_action(env, state),
+	    "parallelize 0") == 0)
+		f->outer = dojo_env_used(env);
+	why = dojo_env_why(env, state, &pred);
+	if (!f->tile && why && strcmp(why, "tile") == 0)
+		f->tile = dojo_env_used(env);
+}
+
+/* On threads, the outer scope of a kernel with register tiles is timed
+ * before any tile (mlp at 2 threads once spent a climb's 29
+ * measurements on its tiles); on one thread, the tiles come first. */
+static void
+test_outer_tiles(void)
+{
+	static const struct dojo_agent *const agents[] = {
+		&dojo_agent_greedy, &dojo_agent_auto, &dojo_agent_auto
+	};
+	struct dojo_env_options eo;
+	struct first f;
+	dojo_program *p;
+	dojo_env *env;
+	uint64_t seed;
+	int i, threads;
+
+	p = dojo_program_parse("t.dojo", product, strlen(product));
+	CHECK(p != NULL);
+	if (!p)
+		return;
+	for (threads = 1; threads <= 2; threads++)
+		for (i = 0; i < 3; i++)
+			for (seed = 1; seed <= 3; seed++) {
+				dojo_env_options_init(&eo);
+				eo.budget = 40;
+				eo.cost = only_cost;
+				eo.cost_payload = (void *)"\n16:p | 32 |";
+				eo.progress = first_progress;
+				eo.progress_payload = &f;
+				eo.measure.run.threads = threads;
+				env = dojo_env_new(p, &eo);
+				CHECK(env != NULL);
+				if (!env)
+					continue;
+				memset(&f, 0, sizeof f);
+				agent_model = i == 2 ?
+				    dojo_agent_default_model() : NULL;
+				run_agent(agents[i], env, seed);
+				agent_model = NULL;
+				printf("# %d threads, %s%s, seed %d: "
+				    "parallelize 0 measured %d-th, the first "
+				    "tile %d-th\n", threads, agents[i]->name,
+				    i == 2 ? " with the model" : "",
+				    (int)seed, f.outer, f.tile);
+				CHECK(f.tile > 0);
+				if (threads == 2 && i < 2)
+					CHECK(f.outer == 1);
+				else if (threads == 2)
+					/* the model's guess, then greedy's */
+					CHECK(f.outer >= 1 && f.outer <= 2);
+				else
+					CHECK(f.outer == 0 || f.outer > f.tile);
+				dojo_env_free(env);
+			}
+	dojo_program_free(p);
+}
+
 /* A convolution of 6 columns: vectors of 8 along them would waste
  * lanes, so the first tiles run the vector along the 32 output channels
  * (16 of them, two vectors of AVX2) and unroll 3 columns, the tile's
@@ -1771,6 +1849,8 @@ static const struct unit_test tests[] = {
 	{ "auto: settled, the same seed the same path",
 	  test_auto },
 	{ "greedy, auto: the outer scope on threads early", test_outer },
+	{ "greedy, auto: on threads, the outer scope before the tiles",
+	  test_outer_tiles },
 	{ "greedy, auto: contiguous innermost vectors early", test_inner },
 	{ "greedy, auto: a temporary's rows padded early", test_layout },
 	{ "greedy, auto: an output's accumulators copied locally early",

@@ -837,10 +837,11 @@ dojo_env_settle(dojo_env *env, int k, int *settled)
 			lead = top[i];
 	}
 	free(top);
-	/* the leader's speedup against the start, for the record; past the
-	 * time limit too when the search confirmed nothing (3 pairs of
-	 * runs): a leader never timed against the start is not dropped for
-	 * the start because the limit came first */
+	/* the leader's speedup against the start, for the record (3 pairs
+	 * of runs); past the time limit too when the search confirmed
+	 * nothing, where the deadline leaves one pair: a leader never timed
+	 * against the start is not dropped for the start because the limit
+	 * came first */
 	if (lead != 0 && env->states[lead].ratio.pairs < 3 &&
 	    (!out_of_time(env) || env->best == 0 ||
 	    env->states[env->best].ratio.low <= 1) &&

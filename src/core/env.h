@@ -210,7 +210,9 @@ const char *dojo_env_why(__dojo_keep dojo_env *env, int state,
  * start.  Two fast states timed against each other are told apart
  * where a slow start's own spread hides a few percent.  The states
  * settled into "*settled".  No pair starts once the time limit is
- * reached.  0, or -1 with the last error. */
+ * reached, but for one: when the search confirmed nothing, the leader
+ * is timed against the start past the limit too (one pair, the
+ * measurement's least).  0, or -1 with the last error. */
 int dojo_env_settle(__dojo_keep dojo_env *env, int k, int *settled);
 /* The leader "state" was timed against by dojo_env_settle, -1 when none;
  * the ratio t_leader / t_state into "out" (may be NULL). */

@@ -624,8 +624,9 @@ print_result_json(const struct tune_args *a, const char *file,
 	fputs(", \"agent\": ", stdout);
 	dojo_print_json_string(stdout, agent->name);
 	printf(", \"seed\": %llu, \"measurements\": %d, \"seconds\": %.3f, "
-	    "\"model\": ", (unsigned long long)a->aopt.seed,
-	    dojo_env_used(env), seconds);
+	    "\"jobs\": %d, \"threads\": %d, \"model\": ",
+	    (unsigned long long)a->aopt.seed, dojo_env_used(env), seconds,
+	    a->jobs, dojo_env_threads(env));
 	if (model)
 		dojo_print_json_string(stdout, model);
 	else

@@ -313,6 +313,11 @@ wall=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
 sec=$(sed 's/.*"seconds": \([0-9.]*\).*/\1/' "$tmp/sec.json")
 awk -v s="$sec" -v w="$wall" 'BEGIN { exit !(s >= 3 && s < 8 && w < 8) }'
 ok $? "and stops near 4 seconds ($sec s, $wall s in all)"
+# without --jobs, as many compilers at once as cores online (16 at most)
+cores=$(getconf _NPROCESSORS_ONLN)
+[ "$cores" -gt 16 ] && cores=16
+grep -q "\"jobs\": $cores, " "$tmp/sec.json"
+ok $? "tune compiles $cores candidates at once by default (the cores online)"
 PERFDOJO_MODEL=none "$PERFDOJO" tune "$k" --budget 3 --session "$tmp/d" \
     > "$tmp/none.out" 2> /dev/null
 grep -q "^# model: none" "$tmp/none.out"

@@ -1437,12 +1437,12 @@ watch_progress(dojo_env *env, int state, void *payload)
 		w->at = dojo_env_used(env);
 }
 
-/* "agent" (with the shipped model when "model") on "p" for "budget"
- * measurements of only_cost("pays"), watching for w's action: its
- * environment, NULL when none was made. */
+/* An environment of "p" for "budget" measurements of only_cost("pays")
+ * on "threads" (0: the default), "progress" called with "payload" after
+ * each; NULL when none was made. */
 static dojo_env *
-watched_run(const struct dojo_agent *agent, bool model, dojo_program *p,
-    int budget, const char *pays, struct watch *w)
+only_env(dojo_program *p, int budget, int threads, const char *pays,
+    dojo_env_progress_fn progress, void *payload)
 {
 	struct dojo_env_options eo;
 	dojo_env *env;
@@ -1451,10 +1451,24 @@ watched_run(const struct dojo_agent *agent, bool model, dojo_program *p,
 	eo.budget = budget;
 	eo.cost = only_cost;
 	eo.cost_payload = (void *)pays;
-	eo.progress = watch_progress;
-	eo.progress_payload = w;
+	eo.progress = progress;
+	eo.progress_payload = payload;
+	if (threads > 0)
+		eo.measure.run.threads = threads;
 	env = dojo_env_new(p, &eo);
 	CHECK(env != NULL);
+	return env;
+}
+
+/* "agent" (with the shipped model when "model") on "p" for "budget"
+ * measurements of only_cost("pays"), watching for w's action: its
+ * environment, NULL when none was made. */
+static dojo_env *
+watched_run(const struct dojo_agent *agent, bool model, dojo_program *p,
+    int budget, const char *pays, struct watch *w)
+{
+	dojo_env *env = only_env(p, budget, 0, pays, watch_progress, w);
+
 	if (!env)
 		return NULL;
 	agent_model = model ? dojo_agent_default_model() : NULL;
@@ -1622,7 +1636,6 @@ test_outer(void)
 		{ transpose, "parallelize 0", "\n64:p | 96 | B" },
 		{ transpose1, "parallelize 0.0", "\n1 | 64:p | 96 | B" },
 	};
-	struct dojo_env_options eo;
 	dojo_program *p;
 	dojo_env *env;
 	double pred;
@@ -1638,15 +1651,8 @@ test_outer(void)
 			continue;
 		for (threads = 1; threads <= 2; threads++)
 			for (i = 0; i < 3; i++) {
-				dojo_env_options_init(&eo);
-				eo.budget = 40;
-				eo.cost = only_cost;
-				eo.cost_payload = (void *)kernels[x].pays;
-				eo.progress = watch_progress;
-				eo.progress_payload = &w;
-				eo.measure.run.threads = threads;
-				env = dojo_env_new(p, &eo);
-				CHECK(env != NULL);
+				env = only_env(p, 40, threads,
+				    kernels[x].pays, watch_progress, &w);
 				if (!env)
 					continue;
 				w.at = 0;
@@ -1710,7 +1716,6 @@ test_outer_tiles(void)
 	static const struct dojo_agent *const agents[] = {
 		&dojo_agent_greedy, &dojo_agent_auto, &dojo_agent_auto
 	};
-	struct dojo_env_options eo;
 	struct first f;
 	dojo_program *p;
 	dojo_env *env;
@@ -1724,15 +1729,8 @@ test_outer_tiles(void)
 	for (threads = 1; threads <= 2; threads++)
 		for (i = 0; i < 3; i++)
 			for (seed = 1; seed <= 3; seed++) {
-				dojo_env_options_init(&eo);
-				eo.budget = 40;
-				eo.cost = only_cost;
-				eo.cost_payload = (void *)"\n16:p | 32 |";
-				eo.progress = first_progress;
-				eo.progress_payload = &f;
-				eo.measure.run.threads = threads;
-				env = dojo_env_new(p, &eo);
-				CHECK(env != NULL);
+				env = only_env(p, 40, threads,
+				    "\n16:p | 32 |", first_progress, &f);
 				if (!env)
 					continue;
 				memset(&f, 0, sizeof f);

@@ -1729,11 +1729,11 @@ test_outer_tiles(void)
 	for (threads = 1; threads <= 2; threads++)
 		for (i = 0; i < 3; i++)
 			for (seed = 1; seed <= 3; seed++) {
+				memset(&f, 0, sizeof f);
 				env = only_env(p, 40, threads,
 				    "\n16:p | 32 |", first_progress, &f);
 				if (!env)
 					continue;
-				memset(&f, 0, sizeof f);
 				agent_model = i == 2 ?
 				    dojo_agent_default_model() : NULL;
 				run_agent(agents[i], env, seed);

@@ -9,6 +9,7 @@
 #   BENCH_SECONDS   wall time per run at most (default 150)
 #   BENCH_THREADS   (default 1)
 #   BENCH_SEED      (default 1)
+#   BENCH_TRACES    a folder: each run's --trace as KERNEL-AGENT.trace
 # Columns: each agent's confirmed speedup against the start (or "start"
 # when none was confirmed), then auto/greedy and auto/random with their
 # 95% intervals (above 1: auto's kernel is faster).
@@ -23,6 +24,7 @@ kernels=${BENCH_KERNELS:-$(cd "$top/tests/bench/unseen" && ls *.dojo |
     sed 's/\.dojo$//')}
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/perfdojo-unseen.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
+mkdir -p ${BENCH_TRACES:+"$BENCH_TRACES"} || exit 1
 PERFDOJO_DB=$tmp/db
 export PERFDOJO_DB
 
@@ -39,9 +41,10 @@ printf '%-8s %9s %9s %9s  %-20s %-20s\n' kernel auto greedy random \
 for k in $kernels; do
 	src=$top/tests/bench/unseen/$k.dojo
 	for a in auto greedy random; do
+		set -- ${BENCH_TRACES:+--trace "$BENCH_TRACES/$k-$a.trace"}
 		"$P" tune "$src" --agent "$a" --threads "$threads" \
 		    --budget "$budget" --seconds "$seconds" --seed "$seed" \
-		    --session "$tmp/s.$k.$a" > "$tmp/$k.$a.out" 2> "$tmp/err" ||
+		    --session "$tmp/s.$k.$a" "$@" > "$tmp/$k.$a.out" 2> "$tmp/err" ||
 		    { echo "# $k $a: $(tail -n 1 "$tmp/err")"; continue; }
 		sed -n '/^[^#]/p' "$tmp/$k.$a.out" > "$tmp/$k.$a.actions"
 		"$P" apply "$src" --actions "$tmp/$k.$a.actions" \

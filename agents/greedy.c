@@ -45,6 +45,7 @@
 #define KINDS 64		/* moves in the table, at most, and tiles */
 #define TILE (KINDS - 1)	/* the kind of the tiles */
 #define MAX_TILES 24		/* tiles of a state, at most */
+#define MAX_SWAPS 8		/* and swaps outward of a parallel scope */
 #define MODEL 8		/* auto: the group of a child the model's
 				   order brought */
 #define HINT_OUTER 1		/* parallelize of an outer scope */
@@ -392,6 +393,89 @@ outer_parallel(dojo_env *env, int state, const struct dojo_action *a)
 	    dojo_node_size(node) >= threads && !has_parallel(node);
 }
 
+/* The outer scopes that cannot go on threads where they are (a
+ * reduction outermost: C += A[k, i] * B[k, j] with k first) but whose
+ * only child scope, or its only child, can once swapped outward: the
+ * swaps and the parallelize as one candidate each, at most "max" into
+ * "out" (each alone is no gain a climb would take: the swap moves the
+ * reduction inward, and only then are the rows free to split among the
+ * threads).  Their count, or -1. */
+static int
+outer_swaps(dojo_env *env, int state, struct dojo_tile *out, int max)
+{
+	dojo_program *prog = dojo_env_program(env, state);
+	dojo_node *node, *inner;
+	int path[DOJO_MAX_DEPTH], threads = dojo_env_threads(env);
+	int i, d, j, n = 0, np, s, k;
+	enum dojo_result r;
+	char at[128], move[160];
+
+	if (!prog || threads < 2)
+		return 0;
+	for (i = 0; i < dojo_program_n_children(prog) && n < max; i++) {
+		node = dojo_program_child(prog, i);
+		path[0] = i;
+		np = 1;
+		/* below scopes of one iteration (a batch of one) */
+		while (dojo_node_kind(node) == DOJO_SCOPE &&
+		    dojo_node_size(node) == 1 && dojo_node_n_children(node) == 1 &&
+		    np < DOJO_MAX_DEPTH - 3) {
+			node = dojo_node_child(node, 0);
+			path[np++] = 0;
+		}
+		if (dojo_node_kind(node) != DOJO_SCOPE || has_parallel(node))
+			continue;
+		dojo_address_format(at, sizeof at, path, np);
+		snprintf(move, sizeof move, "parallelize %s", at);
+		r = dojo_env_follow(env, state, move, &k);
+		if (r == DOJO_FAILED)
+			return -1;
+		if (r == DOJO_DONE)
+			continue;	/* one of the plain children */
+		/* the scope "d" levels down a chain of only children */
+		inner = node;
+		for (d = 1; d <= 2 && n < max; d++) {
+			if (dojo_node_n_children(inner) != 1 ||
+			    dojo_node_kind(dojo_node_child(inner, 0)) !=
+			    DOJO_SCOPE)
+				break;
+			inner = dojo_node_child(inner, 0);
+			if (dojo_node_size(inner) < threads)
+				continue;
+			s = state;
+			out[n].text[0] = '\0';
+			for (j = d - 1; j >= 0; j--) {
+				path[np + j] = 0;
+				dojo_address_format(at, sizeof at, path,
+				    np + j);
+				snprintf(move, sizeof move, "swap %s", at);
+				r = dojo_env_follow(env, s, move, &s);
+				if (r != DOJO_DONE)
+					break;
+				snprintf(out[n].text + strlen(out[n].text),
+				    sizeof out[n].text - strlen(out[n].text),
+				    "%s; ", move);
+			}
+			if (r == DOJO_FAILED)
+				return -1;
+			if (r != DOJO_DONE)
+				continue;
+			dojo_address_format(at, sizeof at, path, np);
+			snprintf(move, sizeof move, "parallelize %s", at);
+			r = dojo_env_follow(env, s, move, &s);
+			if (r == DOJO_FAILED)
+				return -1;
+			if (r != DOJO_DONE)
+				continue;
+			snprintf(out[n].text + strlen(out[n].text),
+			    sizeof out[n].text - strlen(out[n].text), "%s",
+			    move);
+			out[n++].state = s;
+		}
+	}
+	return n;
+}
+
 /* Whether the access "acc" (under "depth" scopes) reads or writes
  * contiguous elements along the scope at depth "v": its iterator in no
  * index but the last, there with coefficient 1. */
@@ -577,9 +661,9 @@ climb_init(struct greedy *g, dojo_env *env, struct climb *c)
 {
 	const struct dojo_action *actions;
 	const int *children;
-	struct dojo_tile tiles[MAX_TILES];
+	struct dojo_tile tiles[MAX_TILES + MAX_SWAPS];
 	char text[256];
-	int n, nt, i, size, pad = move_kind("pad");
+	int n, nt, no, i, size, pad = move_kind("pad");
 
 	memset(c, 0, sizeof *c);
 	n = dojo_env_expand(env, g->cur, &actions, &children);
@@ -588,7 +672,10 @@ climb_init(struct greedy *g, dojo_env *env, struct climb *c)
 	nt = dojo_agent_tiles(env, g->cur, tiles, MAX_TILES);
 	if (nt < 0)
 		return -1;
-	size = n + nt ? n + nt : 1;
+	no = outer_swaps(env, g->cur, tiles + nt, MAX_TILES + MAX_SWAPS - nt);
+	if (no < 0)
+		return -1;
+	size = n + nt + no ? n + nt + no : 1;
 	c->state = malloc(size * sizeof *c->state);
 	c->text = calloc(size, sizeof *c->text);
 	c->kind = malloc(size * sizeof *c->kind);
@@ -598,8 +685,13 @@ climb_init(struct greedy *g, dojo_env *env, struct climb *c)
 	if (!c->state || !c->text || !c->kind || !c->hint || !c->order ||
 	    !c->known)
 		return dojo_error_set("out of memory");
-	for (i = 0; i < n + nt; i++) {
-		if (i < n) {
+	for (i = 0; i < n + nt + no; i++) {
+		if (i >= n + nt) {
+			c->state[i] = tiles[i - n].state;
+			c->kind[i] = move_kind("parallelize");
+			c->hint[i] = HINT_OUTER;
+			c->text[i] = strdup(tiles[i - n].text);
+		} else if (i < n) {
 			dojo_action_format(text, sizeof text, &actions[i]);
 			c->state[i] = children[i];
 			c->kind[i] = dojo_action_move_index(&actions[i]);

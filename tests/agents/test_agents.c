@@ -1620,10 +1620,18 @@ static const char transpose1[] =
     "B f32 [1, 96, 64] heap out\n"
     "1 | 64 | 96 | B[{0}, {2}, {1}] = A[{0}, {1}, {2}] * 2\n";
 
+/* A^T B accumulated into C: the reduction outermost, so that only its
+ * rows swapped outward can go on threads. */
+static const char tmatmul[] =
+    "A f32 [16, 64] heap in\n"
+    "B f32 [16, 48] heap in\n"
+    "C f32 [64, 48] heap inout\n"
+    "16 | 64 | 48 | C[{1}, {2}] += A[{0}, {1}] * B[{0}, {2}]\n";
+
 /* With several threads, greedy and auto measure the outer scope on
- * threads right after the tiles (the transposes have none), whatever the
- * model says, below a batch of one as well; with one, it is one of the
- * others. */
+ * threads first (the model's guess aside), whatever the model says,
+ * below a batch of one as well, and a matmul's rows swapped outward of
+ * its reduction; with one, it is one of the others. */
 static void
 test_outer(void)
 {
@@ -1635,13 +1643,14 @@ test_outer(void)
 	} kernels[] = {
 		{ transpose, "parallelize 0", "\n64:p | 96 | B" },
 		{ transpose1, "parallelize 0.0", "\n1 | 64:p | 96 | B" },
+		{ tmatmul, "parallelize 0", "\n64:p | 16 | 48 | C" },
 	};
 	dojo_program *p;
 	dojo_env *env;
 	double pred;
 	int i, threads, k, x;
 
-	for (x = 0; x < 2; x++) {
+	for (x = 0; x < 3; x++) {
 		struct watch w = { kernels[x].move, 0 };
 
 		p = dojo_program_parse("t.dojo", kernels[x].text,

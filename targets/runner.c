@@ -943,10 +943,6 @@ start_competitor(void)
 #endif
 }
 
-/* In the child: the timed repetitions of "kernel" on copies of the
- * arguments "args" (of "bytes" each; "inout" marks those it changes),
- * after the warm-up run whose outputs are the ones checked, with what
- * the kernel saw of the machine in "rep". */
 /* In the child: the copy of argument "a" a kernel is timed on, of
  * "bytes", at an address that depends on "a" only: its own pages, at
  * 256 bytes times "a" (modulo 16) into the first.  NULL when there is no
@@ -968,6 +964,10 @@ scratch_alloc(size_t bytes, int a)
 	return p == MAP_FAILED ? NULL : p + off;
 }
 
+/* In the child: the timed repetitions of "kernel" on copies of the
+ * arguments "args" (of "bytes" each; "inout" marks those it changes),
+ * after the warm-up run whose outputs are the ones checked, with what
+ * the kernel saw of the machine in "rep". */
 static void
 child_time(void (*kernel)(void **), void **args, const size_t *bytes,
     const int *inout, int n, const struct dojo_run_options *opt,

@@ -393,6 +393,29 @@ outer_parallel(dojo_env *env, int state, const struct dojo_action *a)
 	    dojo_node_size(node) >= threads && !has_parallel(node);
 }
 
+/* Follow "VERB ADDRESS" (the scope at "path", "np" deep) from "*state",
+ * into "*state" when done; the move then appended to "text" (of "len";
+ * NULL: not kept), after a "; ". */
+static enum dojo_result
+follow_at(dojo_env *env, int *state, const char *verb, const int *path,
+    int np, char *text, size_t len)
+{
+	char at[128], move[160];
+	enum dojo_result r;
+	int k;
+
+	dojo_address_format(at, sizeof at, path, np);
+	snprintf(move, sizeof move, "%s %s", verb, at);
+	r = dojo_env_follow(env, *state, move, &k);
+	if (r == DOJO_DONE) {
+		*state = k;
+		if (text)
+			snprintf(text + strlen(text), len - strlen(text),
+			    "%s%s", *text ? "; " : "", move);
+	}
+	return r;
+}
+
 /* The outer scopes that cannot go on threads where they are (a
  * reduction outermost: C += A[k, i] * B[k, j] with k first) but whose
  * only child scope, or its only child, can once swapped outward: the
@@ -406,9 +429,8 @@ outer_swaps(dojo_env *env, int state, struct dojo_tile *out, int max)
 	dojo_program *prog = dojo_env_program(env, state);
 	dojo_node *node, *inner;
 	int path[DOJO_MAX_DEPTH], threads = dojo_env_threads(env);
-	int i, d, j, n = 0, np, s, k;
+	int i, d, j, n = 0, np, s;
 	enum dojo_result r;
-	char at[128], move[160];
 
 	if (!prog || threads < 2)
 		return 0;
@@ -425,9 +447,8 @@ outer_swaps(dojo_env *env, int state, struct dojo_tile *out, int max)
 		}
 		if (dojo_node_kind(node) != DOJO_SCOPE || has_parallel(node))
 			continue;
-		dojo_address_format(at, sizeof at, path, np);
-		snprintf(move, sizeof move, "parallelize %s", at);
-		r = dojo_env_follow(env, state, move, &k);
+		s = state;
+		r = follow_at(env, &s, "parallelize", path, np, NULL, 0);
 		if (r == DOJO_FAILED)
 			return -1;
 		if (r == DOJO_DONE)
@@ -444,33 +465,19 @@ outer_swaps(dojo_env *env, int state, struct dojo_tile *out, int max)
 				continue;
 			s = state;
 			out[n].text[0] = '\0';
-			for (j = d - 1; j >= 0; j--) {
+			r = DOJO_DONE;
+			for (j = d - 1; j >= 0 && r == DOJO_DONE; j--) {
 				path[np + j] = 0;
-				dojo_address_format(at, sizeof at, path,
-				    np + j);
-				snprintf(move, sizeof move, "swap %s", at);
-				r = dojo_env_follow(env, s, move, &s);
-				if (r != DOJO_DONE)
-					break;
-				snprintf(out[n].text + strlen(out[n].text),
-				    sizeof out[n].text - strlen(out[n].text),
-				    "%s; ", move);
+				r = follow_at(env, &s, "swap", path, np + j,
+				    out[n].text, sizeof out[n].text);
 			}
+			if (r == DOJO_DONE)
+				r = follow_at(env, &s, "parallelize", path, np,
+				    out[n].text, sizeof out[n].text);
 			if (r == DOJO_FAILED)
 				return -1;
-			if (r != DOJO_DONE)
-				continue;
-			dojo_address_format(at, sizeof at, path, np);
-			snprintf(move, sizeof move, "parallelize %s", at);
-			r = dojo_env_follow(env, s, move, &s);
-			if (r == DOJO_FAILED)
-				return -1;
-			if (r != DOJO_DONE)
-				continue;
-			snprintf(out[n].text + strlen(out[n].text),
-			    sizeof out[n].text - strlen(out[n].text), "%s",
-			    move);
-			out[n++].state = s;
+			if (r == DOJO_DONE)
+				out[n++].state = s;
 		}
 	}
 	return n;

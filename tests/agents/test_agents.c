@@ -1461,13 +1461,14 @@ only_env(dojo_program *p, int budget, int threads, const char *pays,
 }
 
 /* "agent" (with the shipped model when "model") on "p" for "budget"
- * measurements of only_cost("pays"), watching for w's action: its
- * environment, NULL when none was made. */
+ * measurements of only_cost("pays") on one thread (as the suite runs:
+ * on more, the outer scopes on threads come first), watching for w's
+ * action: its environment, NULL when none was made. */
 static dojo_env *
 watched_run(const struct dojo_agent *agent, bool model, dojo_program *p,
     int budget, const char *pays, struct watch *w)
 {
-	dojo_env *env = only_env(p, budget, 0, pays, watch_progress, w);
+	dojo_env *env = only_env(p, budget, 1, pays, watch_progress, w);
 
 	if (!env)
 		return NULL;

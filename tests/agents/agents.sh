@@ -311,8 +311,14 @@ t0=$(date +%s.%N)
 ok $? "tune --seconds 4 runs"
 wall=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
 sec=$(sed 's/.*"seconds": \([0-9.]*\).*/\1/' "$tmp/sec.json")
-awk -v s="$sec" -v w="$wall" 'BEGIN { exit !(s >= 3 && s < 8 && w < 8) }'
-ok $? "and stops near 4 seconds ($sec s, $wall s in all)"
+# under the sanitizers the start alone (its compile, check and run)
+# takes most of the 4 s on a quiet machine, and beside another test
+# (make check -j2) the whole took 8.8 s: a wider bound there
+lim=8
+[ "$ENABLE_ASAN" = yes ] && lim=12
+awk -v s="$sec" -v w="$wall" -v l="$lim" \
+    'BEGIN { exit !(s >= 3 && s < l && w < l) }'
+ok $? "and stops near 4 seconds ($sec s, $wall s in all, under $lim)"
 # without --jobs, as many compilers at once as cores online (16 at most)
 cores=$(getconf _NPROCESSORS_ONLN)
 [ "$cores" -gt 16 ] && cores=16

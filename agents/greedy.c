@@ -52,6 +52,8 @@
 #define HINT_INNER 2		/* vectorize of an innermost scope */
 #define HINT_LAYOUT 3		/* pad of a temporary's rows */
 #define HINT_LOCAL 4		/* cache of an output reused along a scope */
+#define HINT_GATHER 5		/* a vector or tile that gathers (gathers()) */
+#define GATHER_COST 1.0	/* that child's sort keys lowered by this */
 #define MODEL_RATE 0.25	/* auto: the weight of a kind's rate of gains
 				   against the model's value */
 #define SETTLE 4		/* auto: the states of the best rewards
@@ -521,6 +523,50 @@ expr_contiguous(const dojo_expr *e, int v)
 	}
 }
 
+/* Of the subtree "node" (at depth "d", run "times" times, under a
+ * vector scope at depth "v", the innermost; -1: none): the executions
+ * of its operations into "*all", and into "*gathered" those of the
+ * operations that read or write along the vector elements that are not
+ * contiguous, each a gather or a scatter, a load a lane, slower than
+ * the scalar loop it replaces. */
+static void
+gathers(dojo_node *node, int d, int v, double times, double *all,
+    double *gathered)
+{
+	int i;
+
+	if (dojo_node_kind(node) == DOJO_OP) {
+		*all += times;
+		if (v >= 0 && (!contiguous(dojo_op_lhs(node), v) ||
+		    !expr_contiguous(dojo_op_rhs(node), v)))
+			*gathered += times;
+		return;
+	}
+	if (dojo_node_kind(node) != DOJO_SCOPE)
+		return;
+	if (dojo_node_flag(node) == DOJO_FLAG_VECTOR)
+		v = d;
+	times *= (double)dojo_node_size(node);
+	for (i = 0; i < dojo_node_n_children(node); i++)
+		gathers(dojo_node_child(node, i), d + 1, v, times, all,
+		    gathered);
+}
+
+/* The share of the executions of the operations of the kernel at
+ * "state" that gather (gathers()); 0 when its program cannot be had. */
+static double
+state_gathers(dojo_env *env, int state)
+{
+	dojo_program *prog = dojo_env_program(env, state);
+	double all = 0, gathered = 0;
+	int i;
+
+	for (i = 0; prog && i < dojo_program_n_children(prog); i++)
+		gathers(dojo_program_child(prog, i), 0, -1, 1, &all,
+		    &gathered);
+	return all > 0 ? gathered / all : 0;
+}
+
 /* Whether "a", legal at "state", vectorizes an innermost scope (one that
  * holds operations only) along which every access is contiguous: the
  * move a person makes first on a softmax's rows or an elementwise loop,
@@ -663,6 +709,30 @@ move_kind(const char *name)
 }
 
 /* The children of the current state, and its tiles.  0 or -1. */
+/* The tiles of the climb "c" (its children from "n" on) and its
+ * vectorizes whose gathers (gathers()) are an eighth of the kernel's
+ * executions more than at "state": HINT_GATHER, measured after the
+ * others of their group.  On a sum of squared differences (D[i, j] +=
+ * (P[i, k] - Q[j, k])^2), the tiles whose vector runs along j read Q a
+ * row a lane, 2x the start, where the same tiles with Q packed were 16x
+ * (the packing's copy gathers too, once per element of Q); a climb
+ * that measured eight of the first kind never measured a tile again. */
+static void
+mark_gathers(dojo_env *env, int state, struct climb *c, int n)
+{
+	int i, vec = move_kind("vectorize");
+	double here = -1;
+
+	for (i = 0; i < c->n; i++) {
+		if (c->hint[i] || (i < n && c->kind[i] != vec))
+			continue;
+		if (here < 0)
+			here = state_gathers(env, state);
+		if (state_gathers(env, c->state[i]) > here + 0.125)
+			c->hint[i] = HINT_GATHER;
+	}
+}
+
 static int
 climb_init(struct greedy *g, dojo_env *env, struct climb *c)
 {
@@ -719,6 +789,7 @@ climb_init(struct greedy *g, dojo_env *env, struct climb *c)
 			return dojo_error_set("out of memory");
 		c->n++;
 	}
+	mark_gathers(env, g->cur, c, n);
 	return 0;
 }
 
@@ -944,6 +1015,18 @@ duel(dojo_env *env, struct climb *c)
 	return 0;
 }
 
+/* After a batch: whether a child holds its gain (hold()), then, for a
+ * tile, its rivals (duel()).  0 or -1. */
+static int
+decide(struct greedy *g, dojo_env *env, struct climb *c)
+{
+	int rc = hold(g, env, c);
+
+	if (rc == 0 && c->best >= 0)
+		rc = duel(env, c);
+	return rc;
+}
+
 /* auto: the model's value of each child into "key" (a tile valued as
  * its last move).  0 or -1. */
 static int
@@ -1025,7 +1108,9 @@ merge_orders(struct climb *c, const int *model, const int *mine,
  * that the last move enabled (not legal at
  * the parent "prev"); then the others.  Each group after the first is in
  * a seeded random order, sorted by how often its move gained
- * (kind_rate).  With a model (auto), that order and the model's take
+ * (kind_rate); in every group the children that gather
+ * (mark_gathers()) come last.  With a model (auto), that order and the
+ * model's take
  * turns: the model's best guess, greedy's next, and so on, so that a
  * model that is wrong about a kernel costs at most half the batches. */
 static int
@@ -1102,6 +1187,11 @@ order_children(struct greedy *g, dojo_env *env, struct climb *c,
 			else
 				mkey[i] += MODEL_RATE * (kind_rate(g,
 				    c->kind[i]) - 0.5);
+		}
+		if (group[i] != 0 && c->hint[i] == HINT_GATHER) {
+			c->known[i] -= GATHER_COST;
+			if (g->mq)
+				mkey[i] -= GATHER_COST;
 		}
 	}
 	for (i = 0; i < c->n; i++)
@@ -1182,7 +1272,7 @@ greedy_step(void *self, dojo_env *env)
 	struct greedy *g = self;
 	struct texts prev = { NULL, 0 };
 	struct climb c;
-	int used = dojo_env_used(env), rc, i, side;
+	int used = dojo_env_used(env), rc, i, to, side;
 
 	/* auto keeps the last fifth of a time limit for settling */
 	if (dojo_env_spent(env) || g->idle > 1000 || searched(g, env))
@@ -1204,17 +1294,13 @@ greedy_step(void *self, dojo_env *env)
 	c.best = -1;
 	rc = measure_children(g, env, &c, 0, c.promising);
 	if (rc == 0)
-		rc = hold(g, env, &c);
-	if (rc == 0 && c.best >= 0)
-		rc = duel(env, &c);
+		rc = decide(g, env, &c);
 	for (i = c.promising; rc == 0 && c.best < 0 && i < c.n;
 	    i += g->batch) {
-		rc = measure_children(g, env, &c, i,
-		    i + g->batch < c.n ? i + g->batch : c.n);
+		to = i + g->batch < c.n ? i + g->batch : c.n;
+		rc = measure_children(g, env, &c, i, to);
 		if (rc == 0)
-			rc = hold(g, env, &c);
-		if (rc == 0 && c.best >= 0)
-			rc = duel(env, &c);
+			rc = decide(g, env, &c);
 	}
 	if (rc < 0)
 		goto out;

@@ -1766,6 +1766,79 @@ test_outer_tiles(void)
 	dojo_program_free(p);
 }
 
+/* Squared distances between the rows of P and of Q: a tile whose vector
+ * runs along Q's rows (the columns of D) gathers Q unless Q is packed. */
+static const char dist[] =
+    "P f32 [32, 16] heap in\n"
+    "Q f32 [64, 16] heap in\n"
+    "D f32 [32, 64] heap out\n"
+    "32 | 64 | D[{0}, {1}] = 0\n"
+    "   |    | 16 | D[{0}, {1}] += (P[{0}, {2}] - Q[{1}, {2}]) * "
+    "(P[{0}, {2}] - Q[{1}, {2}])\n";
+
+/* The first tile measured (a state with a scope unrolled and one a
+ * vector, D's tile on the stack), and whether it packs Q. */
+struct tile_watch {
+	int at;
+	bool packed;
+};
+
+static void
+tile_progress(dojo_env *env, int state, void *payload)
+{
+	struct tile_watch *t = payload;
+	char *text;
+
+	if (t->at)
+		return;
+	text = dojo_program_print(dojo_env_program(env, state), false);
+	if (text && strstr(text, ":u") && strstr(text, ":v") &&
+	    strstr(text, "D_c")) {
+		t->at = dojo_env_used(env);
+		t->packed = strstr(text, "Q_p") != NULL;
+	}
+	free(text);
+}
+
+/* A climb measures the tiles that read along their vector contiguously
+ * (here those with Q packed) before those that gather; a climb once
+ * measured eight of the others, none faster than 2x, and no tile after. */
+static void
+test_gather_tiles(void)
+{
+	static const struct dojo_agent *const agents[] = {
+		&dojo_agent_greedy, &dojo_agent_auto, &dojo_agent_auto
+	};
+	struct tile_watch t;
+	dojo_program *p;
+	dojo_env *env;
+	uint64_t seed;
+	int i;
+
+	p = dojo_program_parse("t.dojo", dist, strlen(dist));
+	CHECK(p != NULL);
+	if (!p)
+		return;
+	for (i = 0; i < 3; i++)
+		for (seed = 1; seed <= 3; seed++) {
+			memset(&t, 0, sizeof t);
+			env = only_env(p, 30, 1, "Q_p", tile_progress, &t);
+			if (!env)
+				continue;
+			agent_model = i == 2 ? dojo_agent_default_model() :
+			    NULL;
+			run_agent(agents[i], env, seed);
+			agent_model = NULL;
+			printf("# %s%s, seed %d: the first tile measured "
+			    "%d-th, %s\n", agents[i]->name, i == 2 ?
+			    " with the model" : "", (int)seed, t.at,
+			    t.packed ? "Q packed" : "gathering Q");
+			CHECK(t.at > 0 && t.packed);
+			dojo_env_free(env);
+		}
+	dojo_program_free(p);
+}
+
 /* A convolution of 6 columns: vectors of 8 along them would waste
  * lanes, so the first tiles run the vector along the 32 output channels
  * (16 of them, two vectors of AVX2) and unroll 3 columns, the tile's
@@ -1859,6 +1932,8 @@ static const struct unit_test tests[] = {
 	{ "greedy, auto: the outer scope on threads early", test_outer },
 	{ "greedy, auto: on threads, the outer scope before the tiles",
 	  test_outer_tiles },
+	{ "greedy, auto: tiles that gather after those that do not",
+	  test_gather_tiles },
 	{ "greedy, auto: contiguous innermost vectors early", test_inner },
 	{ "greedy, auto: a temporary's rows padded early", test_layout },
 	{ "greedy, auto: an output's accumulators copied locally early",

@@ -84,6 +84,8 @@ const struct dojo_agent *dojo_agent_find(const char *name);
 struct dojo_tile {
 	int state;
 	char text[DOJO_TILE_TEXT];	/* "split 1 4; swap 1.0; ..." */
+	bool block;			/* blocks for the cache (no register
+					   tile): a transpose's */
 };
 
 /* The tiles of "state", at most "max" into "out", after its fusions

@@ -46,13 +46,14 @@
 #define TILE (KINDS - 1)	/* the kind of the tiles */
 #define MAX_TILES 24		/* tiles of a state, at most */
 #define MAX_SWAPS 8		/* and swaps outward of a parallel scope */
-#define MODEL 8		/* auto: the group of a child the model's
+#define MODEL 9		/* auto: the group of a child the model's
 				   order brought */
 #define HINT_OUTER 1		/* parallelize of an outer scope */
 #define HINT_INNER 2		/* vectorize of an innermost scope */
 #define HINT_LAYOUT 3		/* pad of a temporary's rows */
 #define HINT_LOCAL 4		/* cache of an output reused along a scope */
 #define HINT_GATHER 5		/* a vector or tile that gathers (gathers()) */
+#define HINT_BLOCK 6		/* blocks for the cache (a tile's block) */
 #define GATHER_COST 1.0	/* that child's sort keys lowered by this */
 #define MODEL_RATE 0.25	/* auto: the weight of a kind's rate of gains
 				   against the model's value */
@@ -783,6 +784,7 @@ climb_init(struct greedy *g, dojo_env *env, struct climb *c)
 		} else {
 			c->state[i] = tiles[i - n].state;
 			c->kind[i] = TILE;
+			c->hint[i] = tiles[i - n].block ? HINT_BLOCK : 0;
 			c->text[i] = strdup(tiles[i - n].text);
 		}
 		if (!c->text[i])
@@ -817,7 +819,7 @@ measure_children(struct greedy *g, dojo_env *env, struct climb *c,
 	free(states);
 	for (i = from; rc == 0 && i < to; i++) {
 		static const char *const why[] = {
-			"gained", "outer", "tile", "inner", "layout",
+			"gained", "outer", "tile", "inner", "block", "layout",
 			"local", "enabled", "other", "model"
 		};
 		int used = dojo_env_used(env), x = c->order[i];
@@ -1102,7 +1104,8 @@ merge_orders(struct climb *c, const int *model, const int *mine,
  * threads spent 29 measurements on tiles and never timed one); then the
  * tiles, unless tiles were measured TILE_TRIES times and never gained;
  * then the contiguous
- * innermost vectors (inner_vector), the pads of rows and the local
+ * innermost vectors (inner_vector), the blocks of a transpose (tiles
+ * too), the pads of rows and the local
  * copies of outputs (local_reuse), each until measured a few times
  * without a gain; then those by actions
  * that the last move enabled (not legal at
@@ -1163,18 +1166,21 @@ order_children(struct greedy *g, dojo_env *env, struct climb *c,
 		} else {
 			if (c->hint[i] == HINT_OUTER && outer)
 				group[i] = 1;
-			else if (c->kind[i] == TILE && tiles)
+			else if (c->kind[i] == TILE && c->hint[i] !=
+			    HINT_BLOCK && tiles)
 				group[i] = 2;
 			else if (c->hint[i] == HINT_INNER && inner)
 				group[i] = 3;
-			else if (c->hint[i] == HINT_LAYOUT && layout)
+			else if (c->hint[i] == HINT_BLOCK && tiles)
 				group[i] = 4;
-			else if (c->hint[i] == HINT_LOCAL && local)
+			else if (c->hint[i] == HINT_LAYOUT && layout)
 				group[i] = 5;
-			else if (prev->n > 0 && !texts_have(prev, c->text[i]))
+			else if (c->hint[i] == HINT_LOCAL && local)
 				group[i] = 6;
-			else
+			else if (prev->n > 0 && !texts_have(prev, c->text[i]))
 				group[i] = 7;
+			else
+				group[i] = 8;
 			c->known[i] = kind_rate(g, c->kind[i]);
 			c->pred[i] = g->mq ? exp(mkey[i]) : NAN;
 		}

@@ -1296,6 +1296,79 @@ accumulators(struct walk *wk, dojo_node *op, int m)
 	return 0;
 }
 
+/* Whether an access of "op" reads or writes along depth "d" contiguous
+ * elements (d in its last index, with coefficient 1) and another, along
+ * depth "e", is contiguous there while "d" moves it by whole rows. */
+static bool
+crossed(dojo_node *op, int d, int e)
+{
+	const dojo_access *acc[9];
+	int n = reads_of(dojo_op_rhs(op), acc, 0, 8), i, last, vdim;
+	bool along_d = false, along_e = false;
+
+	acc[n++] = dojo_op_lhs(op);
+	for (i = 0; i < n; i++) {
+		last = dojo_access_n_indices(acc[i]) - 1;
+		if (!(indexed_by(acc[i], d, -1, &vdim) >> d & 1))
+			continue;
+		if (vdim == last)
+			along_d = true;
+		else if (indexed_by(acc[i], e, -1, &vdim) >> e & 1 &&
+		    vdim == last)
+			along_e = true;
+	}
+	return along_d && along_e;
+}
+
+/* Blocks: the two innermost scopes u and w of an operation (u holding
+ * only w, w only operations, neither flagged) that one of its arrays
+ * wants along w and another along u (a transpose, B[j, i] = A[i, j]),
+ * each split by "f" and the outer half of w swapped above the inner of
+ * u: f x f blocks, so that the rows of both arrays that a block touches
+ * stay in the L1 cache across it.  Three moves that gain nothing alone
+ * (the splits) or lose (the swap of whole rows).  f: 32, 16 and 8, of
+ * those that divide both and are shorter.  Into wk->out; 0 or -1. */
+static int
+blocks(struct walk *wk, dojo_node *op, int m)
+{
+	static const int fs[] = { 32, 16, 8 };
+	dojo_node *u, *w;
+	char addr[3 * DOJO_MAX_DEPTH];
+	int i, k, rc;
+
+	if (m < 2)
+		return 0;
+	u = wk->scopes[m - 2];
+	w = wk->scopes[m - 1];
+	if (dojo_node_n_children(u) != 1 || dojo_node_flag(u) ||
+	    dojo_node_flag(w) || !crossed(op, m - 1, m - 2))
+		return 0;
+	for (i = 0; i < dojo_node_n_children(w); i++)
+		if (dojo_node_kind(dojo_node_child(w, i)) != DOJO_OP)
+			return 0;
+	addr_of(addr, sizeof addr, wk->path, m - 2);
+	for (k = 0; k < 3 && wk->n < wk->max; k++) {
+		struct build b = { wk->env, wk->state, "", 0 };
+		int f = fs[k];
+
+		if (dojo_node_size(u) % f || dojo_node_size(w) % f ||
+		    dojo_node_size(u) <= f || dojo_node_size(w) <= f)
+			continue;
+		if ((rc = play(&b, "split %s %d", addr, f)) == -2 ||
+		    (rc == 0 && (rc = play(&b, "split %s.0.0 %d", addr,
+		    f)) == -2) || (rc == 0 && (rc = play(&b, "swap %s.0",
+		    addr)) == -2))
+			return -1;
+		if (rc < 0 || b.state == wk->state || offered(wk, b.state))
+			continue;
+		wk->out[wk->n].state = b.state;
+		memcpy(wk->out[wk->n].text, b.text, sizeof b.text);
+		wk->out[wk->n].block = true;
+		wk->n++;
+	}
+	return 0;
+}
+
 /* The tiles of the operations under "state", at depth "m" (the path
  * to it in wk->path[0 .. m]). */
 static int
@@ -1307,8 +1380,10 @@ walk_nodes(struct walk *wk, dojo_node *node, int m)
 		i = wk->n;
 		if (tiles_of(wk, node, m) < 0)
 			return -1;
-		return wk->n == i && !wk->panels && wk->n < wk->max ?
-		    accumulators(wk, node, m) : 0;
+		if (wk->n == i && !wk->panels && wk->n < wk->max &&
+		    accumulators(wk, node, m) < 0)
+			return -1;
+		return wk->n == i && !wk->panels ? blocks(wk, node, m) : 0;
 	}
 	if (m + 1 >= DOJO_MAX_DEPTH)
 		return 0;
@@ -1459,6 +1534,7 @@ dojo_agent_tiles(dojo_env *env, int state, struct dojo_tile *out, int max)
 	if (dojo_target_vectors(dojo_env_target(env), &wk.bytes,
 	    &wk.regs) < 0)
 		return -1;
+	memset(out, 0, (size_t)max * sizeof *out);
 
 	/* the fusions first: few, and each ends a plateau */
 	for (i = 0; i < dojo_program_n_buffers(prog) && wk.n < max; i++) {

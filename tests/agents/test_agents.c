@@ -1766,6 +1766,49 @@ test_outer_tiles(void)
 	dojo_program_free(p);
 }
 
+/* A transpose: blocks of 32, 16 and 8 rows and columns, the outer
+ * halves outside (the rows of A and of B that a block touches stay in
+ * the cache); an elementwise nest whose arrays agree, and a transpose
+ * of 20 columns (no block divides them), none. */
+static void
+test_blocks(void)
+{
+	static const char copy[] =
+	    "A f32 [64, 96] heap in\n"
+	    "B f32 [64, 96] heap out\n"
+	    "64 | 96 | B[{0}, {1}] = A[{0}, {1}] * 2\n";
+	static const char narrow[] =
+	    "A f32 [64, 20] heap in\n"
+	    "B f32 [20, 64] heap out\n"
+	    "64 | 20 | B[{1}, {0}] = A[{0}, {1}]\n";
+	dojo_env *env = cost_env(transpose, tile_cost, 0);
+	struct dojo_tile tiles[16];
+	char *text;
+	int n;
+
+	CHECK(env != NULL);
+	if (!env)
+		return;
+	n = dojo_agent_tiles(env, 0, tiles, 16);
+	CHECK(n == 3);
+	CHECK(n == 3 && strcmp(tiles[0].text, "split 0 32; split 0.0.0 32; "
+	    "swap 0.0") == 0);
+	CHECK(n == 3 && strcmp(tiles[2].text, "split 0 8; split 0.0.0 8; "
+	    "swap 0.0") == 0);
+	text = n == 3 ? dojo_program_print(dojo_env_program(env,
+	    tiles[1].state), false) : NULL;
+	CHECK(text && strstr(text, "\n4 | 6 | 16 | 16 | B[{1}*16 + {3}, "
+	    "{0}*16 + {2}] = A[{0}*16 + {2}, {1}*16 + {3}] * 2\n"));
+	free(text);
+	dojo_env_free(env);
+	env = cost_env(copy, tile_cost, 0);
+	CHECK(env && dojo_agent_tiles(env, 0, tiles, 16) == 0);
+	dojo_env_free(env);
+	env = cost_env(narrow, tile_cost, 0);
+	CHECK(env && dojo_agent_tiles(env, 0, tiles, 16) == 0);
+	dojo_env_free(env);
+}
+
 /* Squared distances between the rows of P and of Q: a tile whose vector
  * runs along Q's rows (the columns of D) gathers Q unless Q is packed. */
 static const char dist[] =
@@ -1932,6 +1975,7 @@ static const struct unit_test tests[] = {
 	{ "greedy, auto: the outer scope on threads early", test_outer },
 	{ "greedy, auto: on threads, the outer scope before the tiles",
 	  test_outer_tiles },
+	{ "blocks of a transpose", test_blocks },
 	{ "greedy, auto: tiles that gather after those that do not",
 	  test_gather_tiles },
 	{ "greedy, auto: contiguous innermost vectors early", test_inner },

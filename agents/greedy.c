@@ -419,6 +419,48 @@ follow_at(dojo_env *env, int *state, const char *verb, const int *path,
 	return r;
 }
 
+/* The outer scope "node" at "path" ("np" deep) that cannot go on
+ * threads, its only child scope split in as many blocks as the run has
+ * threads, the blocks swapped outward and on threads, into "out": where
+ * the child indexes the contiguous rows that the outer scope walks
+ * (y[{1}] += A[{0}, {1}] * x[{0}], the rows of A outermost), swapped
+ * whole it strides them; in blocks, each thread reads its half of every
+ * row.  DOJO_DONE, another result when there is none. */
+static enum dojo_result
+split_outward(dojo_env *env, int state, int *path, int np, dojo_node *node,
+    struct dojo_tile *out)
+{
+	int threads = dojo_env_threads(env), s = state;
+	dojo_node *child;
+	int64_t size;
+	char at[128], move[160];
+	enum dojo_result r;
+
+	if (dojo_node_n_children(node) != 1 ||
+	    dojo_node_kind(dojo_node_child(node, 0)) != DOJO_SCOPE)
+		return DOJO_REFUSED;
+	child = dojo_node_child(node, 0);
+	size = dojo_node_size(child);
+	if (dojo_node_flag(child) || size % threads || size / threads < 16)
+		return DOJO_REFUSED;
+	path[np] = 0;
+	dojo_address_format(at, sizeof at, path, np + 1);
+	snprintf(move, sizeof move, "split %s %lld", at,
+	    (long long)(size / threads));
+	r = dojo_env_follow(env, s, move, &s);
+	if (r != DOJO_DONE)
+		return r;
+	snprintf(out->text, sizeof out->text, "%s", move);
+	r = follow_at(env, &s, "swap", path, np, out->text,
+	    sizeof out->text);
+	if (r == DOJO_DONE)
+		r = follow_at(env, &s, "parallelize", path, np, out->text,
+		    sizeof out->text);
+	if (r == DOJO_DONE)
+		out->state = s;
+	return r;
+}
+
 /* The outer scopes that cannot go on threads where they are (a
  * reduction outermost: C += A[k, i] * B[k, j] with k first) but whose
  * only child scope, or its only child, can once swapped outward: the
@@ -482,6 +524,10 @@ outer_swaps(dojo_env *env, int state, struct dojo_tile *out, int max)
 			if (r == DOJO_DONE)
 				out[n++].state = s;
 		}
+		if (n < max && (r = split_outward(env, state, path, np,
+		    node, &out[n])) == DOJO_FAILED)
+			return -1;
+		n += n < max && r == DOJO_DONE;
 	}
 	return n;
 }

@@ -1696,6 +1696,52 @@ test_outer(void)
 	}
 }
 
+/* y = A^T x + b: the rows of A outermost, a reduction. */
+static const char gemvt[] =
+    "A f32 [64, 96] heap in\n"
+    "x f32 [64] heap in\n"
+    "b f32 [96] heap in\n"
+    "y f32 [96] heap out\n"
+    "96 | y[{0}] = b[{0}]\n"
+    "64 | 96 | y[{1}] += A[{0}, {1}] * x[{0}]\n";
+
+/* On 2 threads, where the outer scope is a reduction and its child the
+ * contiguous columns, greedy and auto measure early the columns in two
+ * blocks, the blocks outside and on threads (swapped whole, the
+ * columns would stride A). */
+static void
+test_split_outward(void)
+{
+	static const struct dojo_agent *const agents[] = {
+		&dojo_agent_greedy, &dojo_agent_auto, &dojo_agent_auto
+	};
+	static const char pays[] = "\n2:p | 64 | 48 | y[";
+	dojo_program *p = dojo_program_parse("g.dojo", gemvt,
+	    sizeof gemvt - 1);
+	dojo_env *env;
+	char *text;
+	int i;
+
+	CHECK(p != NULL);
+	for (i = 0; p && i < 3; i++) {
+		env = only_env(p, 20, 2, pays, NULL, NULL);
+		if (!env)
+			continue;
+		agent_model = i == 2 ? dojo_agent_default_model() : NULL;
+		run_agent(agents[i], env, 1);
+		agent_model = NULL;
+		text = dojo_program_print(dojo_env_program(env,
+		    dojo_env_best(env)), false);
+		printf("# 2 threads, %s%s: the column blocks on threads %s\n",
+		    agents[i]->name, i == 2 ? " with the model" : "",
+		    text && strstr(text, pays) ? "found" : "not found");
+		CHECK(text && strstr(text, pays));
+		free(text);
+		dojo_env_free(env);
+	}
+	dojo_program_free(p);
+}
+
 /* The measurements that first timed "parallelize 0" and a tile (a
  * state the agent chose as a tile: why "tile"). */
 struct first {
@@ -1973,6 +2019,8 @@ static const struct unit_test tests[] = {
 	{ "auto: settled, the same seed the same path",
 	  test_auto },
 	{ "greedy, auto: the outer scope on threads early", test_outer },
+	{ "greedy, auto: on threads, a reduction's columns in blocks outside",
+	  test_split_outward },
 	{ "greedy, auto: on threads, the outer scope before the tiles",
 	  test_outer_tiles },
 	{ "blocks of a transpose", test_blocks },

@@ -1437,6 +1437,12 @@ watch_progress(dojo_env *env, int state, void *payload)
 		w->at = dojo_env_used(env);
 }
 
+/* The players of the tests below: greedy, auto, and auto with the
+ * shipped model (i == 2). */
+static const struct dojo_agent *const players[] = {
+	&dojo_agent_greedy, &dojo_agent_auto, &dojo_agent_auto
+};
+
 /* An environment of "p" for "budget" measurements of only_cost("pays")
  * on "threads" (0: the default), "progress" called with "payload" after
  * each; NULL when none was made. */
@@ -1461,22 +1467,33 @@ only_env(dojo_program *p, int budget, int threads, const char *pays,
 }
 
 /* "agent" (with the shipped model when "model") on "p" for "budget"
- * measurements of only_cost("pays") on one thread (as the suite runs:
- * on more, the outer scopes on threads come first), watching for w's
- * action: its environment, NULL when none was made. */
+ * measurements of only_cost("pays") on "threads" with "seed",
+ * "progress" called with "payload" after each: its environment, NULL
+ * when none was made. */
 static dojo_env *
-watched_run(const struct dojo_agent *agent, bool model, dojo_program *p,
-    int budget, const char *pays, struct watch *w)
+played(const struct dojo_agent *agent, bool model, dojo_program *p,
+    int budget, int threads, uint64_t seed, const char *pays,
+    dojo_env_progress_fn progress, void *payload)
 {
-	dojo_env *env = only_env(p, budget, 1, pays, watch_progress, w);
+	dojo_env *env = only_env(p, budget, threads, pays, progress, payload);
 
 	if (!env)
 		return NULL;
 	agent_model = model ? dojo_agent_default_model() : NULL;
-	w->at = 0;
-	run_agent(agent, env, 1);
+	run_agent(agent, env, seed);
 	agent_model = NULL;
 	return env;
+}
+
+/* played() on one thread (as the suite runs: on more, the outer scopes
+ * on threads come first), watching for w's action. */
+static dojo_env *
+watched_run(const struct dojo_agent *agent, bool model, dojo_program *p,
+    int budget, const char *pays, struct watch *w)
+{
+	w->at = 0;
+	return played(agent, model, p, budget, 1, 1, pays, watch_progress,
+	    w);
 }
 
 /* A row's max, then the exponential of each element less it (contiguous
@@ -1497,9 +1514,6 @@ static const char rows[] =
 static void
 test_inner(void)
 {
-	static const struct dojo_agent *const agents[] = {
-		&dojo_agent_greedy, &dojo_agent_auto, &dojo_agent_auto
-	};
 	dojo_program *p = dojo_program_parse("r.dojo", rows, sizeof rows - 1);
 	struct watch w = { "vectorize 0.2", 0 };
 	dojo_env *env;
@@ -1507,7 +1521,7 @@ test_inner(void)
 	int i, k, at, inner;
 
 	for (i = 0; i < 3; i++) {
-		env = watched_run(agents[i], i == 2, p, 30, "| 96:v | B[", &w);
+		env = watched_run(players[i], i == 2, p, 30, "| 96:v | B[", &w);
 		if (!env)
 			continue;
 		at = w.at;
@@ -1523,7 +1537,7 @@ test_inner(void)
 			    11) != 0);
 		}
 		printf("# %s%s: %d measured as 'inner', the exponential's "
-		    "row %d-th\n", agents[i]->name, i == 2 ?
+		    "row %d-th\n", players[i]->name, i == 2 ?
 		    " with the model" : "", inner, at);
 		CHECK(inner >= 1);
 		CHECK(at >= 1 && at <= 6);
@@ -1554,9 +1568,6 @@ static void
 measured_early(const char *text, int budget, const char *pays,
     const char *action, const char *why, const char *prefix, int at)
 {
-	static const struct dojo_agent *const agents[] = {
-		&dojo_agent_greedy, &dojo_agent_auto, &dojo_agent_auto
-	};
 	dojo_program *p = dojo_program_parse("k.dojo", text, strlen(text));
 	struct watch w = { action, 0 };
 	dojo_env *env;
@@ -1564,7 +1575,7 @@ measured_early(const char *text, int budget, const char *pays,
 	int i, k, count;
 
 	for (i = 0; i < 3; i++) {
-		env = watched_run(agents[i], i == 2, p, budget, pays, &w);
+		env = watched_run(players[i], i == 2, p, budget, pays, &w);
 		if (!env)
 			continue;
 		count = 0;
@@ -1576,7 +1587,7 @@ measured_early(const char *text, int budget, const char *pays,
 			    strlen(prefix)) == 0);
 		}
 		printf("# %s%s: %d measured as '%s', '%s' %d-th\n",
-		    agents[i]->name, i == 2 ? " with the model" : "", count,
+		    players[i]->name, i == 2 ? " with the model" : "", count,
 		    why, action, w.at);
 		CHECK(count >= 1);
 		CHECK(w.at >= 1 && w.at <= at);
@@ -1636,9 +1647,6 @@ static const char tmatmul[] =
 static void
 test_outer(void)
 {
-	static const struct dojo_agent *const agents[] = {
-		&dojo_agent_greedy, &dojo_agent_auto, &dojo_agent_auto
-	};
 	static const struct {
 		const char *text, *move, *pays;
 	} kernels[] = {
@@ -1668,7 +1676,7 @@ test_outer(void)
 				w.at = 0;
 				agent_model = i == 2 ?
 				    dojo_agent_default_model() : NULL;
-				run_agent(agents[i], env, 1);
+				run_agent(players[i], env, 1);
 				agent_model = NULL;
 				for (k = 1; k < dojo_env_n_states(env); k++)
 					if (strcmp(dojo_env_action(env, k),
@@ -1676,7 +1684,7 @@ test_outer(void)
 						break;
 				printf("# %d threads, %s%s: %s measured "
 				    "%d-th, as '%s'\n", threads,
-				    agents[i]->name, i == 2 ?
+				    players[i]->name, i == 2 ?
 				    " with the model" : "", kernels[x].move,
 				    w.at, k < dojo_env_n_states(env) ?
 				    dojo_env_why(env, k, &pred) : "-");
@@ -1712,9 +1720,6 @@ static const char gemvt[] =
 static void
 test_split_outward(void)
 {
-	static const struct dojo_agent *const agents[] = {
-		&dojo_agent_greedy, &dojo_agent_auto, &dojo_agent_auto
-	};
 	static const char pays[] = "\n2:p | 64 | 48 | y[";
 	dojo_program *p = dojo_program_parse("g.dojo", gemvt,
 	    sizeof gemvt - 1);
@@ -1724,16 +1729,14 @@ test_split_outward(void)
 
 	CHECK(p != NULL);
 	for (i = 0; p && i < 3; i++) {
-		env = only_env(p, 20, 2, pays, NULL, NULL);
+		env = played(players[i], i == 2, p, 20, 2, 1, pays, NULL,
+		    NULL);
 		if (!env)
 			continue;
-		agent_model = i == 2 ? dojo_agent_default_model() : NULL;
-		run_agent(agents[i], env, 1);
-		agent_model = NULL;
 		text = dojo_program_print(dojo_env_program(env,
 		    dojo_env_best(env)), false);
 		printf("# 2 threads, %s%s: the column blocks on threads %s\n",
-		    agents[i]->name, i == 2 ? " with the model" : "",
+		    players[i]->name, i == 2 ? " with the model" : "",
 		    text && strstr(text, pays) ? "found" : "not found");
 		CHECK(text && strstr(text, pays));
 		free(text);
@@ -1769,9 +1772,6 @@ first_progress(dojo_env *env, int state, void *payload)
 static void
 test_outer_tiles(void)
 {
-	static const struct dojo_agent *const agents[] = {
-		&dojo_agent_greedy, &dojo_agent_auto, &dojo_agent_auto
-	};
 	struct first f;
 	dojo_program *p;
 	dojo_env *env;
@@ -1792,11 +1792,11 @@ test_outer_tiles(void)
 					continue;
 				agent_model = i == 2 ?
 				    dojo_agent_default_model() : NULL;
-				run_agent(agents[i], env, seed);
+				run_agent(players[i], env, seed);
 				agent_model = NULL;
 				printf("# %d threads, %s%s, seed %d: "
 				    "parallelize 0 measured %d-th, the first "
-				    "tile %d-th\n", threads, agents[i]->name,
+				    "tile %d-th\n", threads, players[i]->name,
 				    i == 2 ? " with the model" : "",
 				    (int)seed, f.outer, f.tile);
 				CHECK(f.tile > 0);
@@ -1835,7 +1835,7 @@ test_blocks(void)
 	CHECK(env != NULL);
 	if (!env)
 		return;
-	n = dojo_agent_tiles(env, 0, tiles, 16);
+	n = listed(env, 0, tiles, "block");
 	CHECK(n == 3);
 	CHECK(n == 3 && strcmp(tiles[0].text, "split 0 32; split 0.0.0 32; "
 	    "swap 0.0") == 0);
@@ -1895,9 +1895,6 @@ tile_progress(dojo_env *env, int state, void *payload)
 static void
 test_gather_tiles(void)
 {
-	static const struct dojo_agent *const agents[] = {
-		&dojo_agent_greedy, &dojo_agent_auto, &dojo_agent_auto
-	};
 	struct tile_watch t;
 	dojo_program *p;
 	dojo_env *env;
@@ -1911,15 +1908,12 @@ test_gather_tiles(void)
 	for (i = 0; i < 3; i++)
 		for (seed = 1; seed <= 3; seed++) {
 			memset(&t, 0, sizeof t);
-			env = only_env(p, 30, 1, "Q_p", tile_progress, &t);
+			env = played(players[i], i == 2, p, 30, 1, seed, "Q_p",
+			    tile_progress, &t);
 			if (!env)
 				continue;
-			agent_model = i == 2 ? dojo_agent_default_model() :
-			    NULL;
-			run_agent(agents[i], env, seed);
-			agent_model = NULL;
 			printf("# %s%s, seed %d: the first tile measured "
-			    "%d-th, %s\n", agents[i]->name, i == 2 ?
+			    "%d-th, %s\n", players[i]->name, i == 2 ?
 			    " with the model" : "", (int)seed, t.at,
 			    t.packed ? "Q packed" : "gathering Q");
 			CHECK(t.at > 0 && t.packed);

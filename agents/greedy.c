@@ -755,7 +755,6 @@ move_kind(const char *name)
 	return -1;
 }
 
-/* The children of the current state, and its tiles.  0 or -1. */
 /* The tiles of the climb "c" (its children from "n" on) and its
  * vectorizes whose gathers (gathers()) are an eighth of the kernel's
  * executions more than at "state": HINT_GATHER, measured after the
@@ -780,6 +779,7 @@ mark_gathers(dojo_env *env, int state, struct climb *c, int n)
 	}
 }
 
+/* The children of the current state, and its tiles.  0 or -1. */
 static int
 climb_init(struct greedy *g, dojo_env *env, struct climb *c)
 {

@@ -1296,9 +1296,9 @@ accumulators(struct walk *wk, dojo_node *op, int m)
 	return 0;
 }
 
-/* Whether an access of "op" reads or writes along depth "d" contiguous
- * elements (d in its last index, with coefficient 1) and another, along
- * depth "e", is contiguous there while "d" moves it by whole rows. */
+/* Whether an access of "op" runs along its rows with depth "d" (d in
+ * its last index) and another with depth "e" (e in its last index, d in
+ * another: d moves it by whole rows). */
 static bool
 crossed(dojo_node *op, int d, int e)
 {

@@ -1321,7 +1321,8 @@ crossed(dojo_node *op, int d, int e)
 }
 
 /* Blocks: the two innermost scopes u and w of an operation (u holding
- * only w, w only operations, neither flagged) that one of its arrays
+ * only w, w only operations, neither flagged but u on threads: the
+ * split keeps that on the blocks of u) that one of its arrays
  * wants along w and another along u (a transpose, B[j, i] = A[i, j]),
  * each split by "f" and the outer half of w swapped above the inner of
  * u: f x f blocks, so that the rows of both arrays that a block touches
@@ -1340,7 +1341,8 @@ blocks(struct walk *wk, dojo_node *op, int m)
 		return 0;
 	u = wk->scopes[m - 2];
 	w = wk->scopes[m - 1];
-	if (dojo_node_n_children(u) != 1 || dojo_node_flag(u) ||
+	if (dojo_node_n_children(u) != 1 || (dojo_node_flag(u) &&
+	    dojo_node_flag(u) != DOJO_FLAG_PARALLEL) ||
 	    dojo_node_flag(w) || !crossed(op, m - 1, m - 2))
 		return 0;
 	for (i = 0; i < dojo_node_n_children(w); i++)

@@ -1830,7 +1830,7 @@ test_blocks(void)
 	dojo_env *env = cost_env(transpose, tile_cost, 0);
 	struct dojo_tile tiles[16];
 	char *text;
-	int n;
+	int n, k;
 
 	CHECK(env != NULL);
 	if (!env)
@@ -1845,6 +1845,14 @@ test_blocks(void)
 	    tiles[1].state), false) : NULL;
 	CHECK(text && strstr(text, "\n4 | 6 | 16 | 16 | B[{1}*16 + {3}, "
 	    "{0}*16 + {2}] = A[{0}*16 + {2}, {1}*16 + {3}] * 2\n"));
+	free(text);
+	/* on threads (the first move of a climb on threads), the same */
+	k = dojo_env_follow(env, 0, "parallelize 0", &k) == DOJO_DONE ? k :
+	    -1;
+	CHECK(k > 0 && dojo_agent_tiles(env, k, tiles, 16) == 3);
+	text = k > 0 ? dojo_program_print(dojo_env_program(env,
+	    tiles[1].state), false) : NULL;
+	CHECK(text && strstr(text, "\n4:p | 6 | 16 | 16 | B["));
 	free(text);
 	dojo_env_free(env);
 	env = cost_env(copy, tile_cost, 0);

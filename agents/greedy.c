@@ -396,19 +396,24 @@ outer_parallel(dojo_env *env, int state, const struct dojo_action *a)
 	    dojo_node_size(node) >= threads && !has_parallel(node);
 }
 
-/* Follow "VERB ADDRESS" (the scope at "path", "np" deep) from "*state",
- * into "*state" when done; the move then appended to "text" (of "len";
- * NULL: not kept), after a "; ". */
+/* Follow "VERB ADDRESS" (the scope at "path", "np" deep), or "VERB
+ * ADDRESS BY" when "by" > 0 (a split's factor), from "*state", into
+ * "*state" when done; the move then appended to "text" (of "len"; NULL:
+ * not kept), after a "; ". */
 static enum dojo_result
 follow_at(dojo_env *env, int *state, const char *verb, const int *path,
-    int np, char *text, size_t len)
+    int np, int64_t by, char *text, size_t len)
 {
 	char at[128], move[160];
 	enum dojo_result r;
 	int k;
 
 	dojo_address_format(at, sizeof at, path, np);
-	snprintf(move, sizeof move, "%s %s", verb, at);
+	if (by > 0)
+		snprintf(move, sizeof move, "%s %s %lld", verb, at,
+		    (long long)by);
+	else
+		snprintf(move, sizeof move, "%s %s", verb, at);
 	r = dojo_env_follow(env, *state, move, &k);
 	if (r == DOJO_DONE) {
 		*state = k;
@@ -433,7 +438,6 @@ split_outward(dojo_env *env, int state, int *path, int np, dojo_node *node,
 	int threads = dojo_env_threads(env), s = state;
 	dojo_node *child;
 	int64_t size;
-	char at[128], move[160];
 	enum dojo_result r;
 
 	if (dojo_node_n_children(node) != 1 ||
@@ -444,17 +448,14 @@ split_outward(dojo_env *env, int state, int *path, int np, dojo_node *node,
 	if (dojo_node_flag(child) || size % threads || size / threads < 16)
 		return DOJO_REFUSED;
 	path[np] = 0;
-	dojo_address_format(at, sizeof at, path, np + 1);
-	snprintf(move, sizeof move, "split %s %lld", at,
-	    (long long)(size / threads));
-	r = dojo_env_follow(env, s, move, &s);
-	if (r != DOJO_DONE)
-		return r;
-	snprintf(out->text, sizeof out->text, "%s", move);
-	r = follow_at(env, &s, "swap", path, np, out->text,
-	    sizeof out->text);
+	out->text[0] = '\0';
+	r = follow_at(env, &s, "split", path, np + 1, size / threads,
+	    out->text, sizeof out->text);
 	if (r == DOJO_DONE)
-		r = follow_at(env, &s, "parallelize", path, np, out->text,
+		r = follow_at(env, &s, "swap", path, np, 0, out->text,
+		    sizeof out->text);
+	if (r == DOJO_DONE)
+		r = follow_at(env, &s, "parallelize", path, np, 0, out->text,
 		    sizeof out->text);
 	if (r == DOJO_DONE)
 		out->state = s;
@@ -493,7 +494,7 @@ outer_swaps(dojo_env *env, int state, struct dojo_tile *out, int max)
 		if (dojo_node_kind(node) != DOJO_SCOPE || has_parallel(node))
 			continue;
 		s = state;
-		r = follow_at(env, &s, "parallelize", path, np, NULL, 0);
+		r = follow_at(env, &s, "parallelize", path, np, 0, NULL, 0);
 		if (r == DOJO_FAILED)
 			return -1;
 		if (r == DOJO_DONE)
@@ -513,12 +514,12 @@ outer_swaps(dojo_env *env, int state, struct dojo_tile *out, int max)
 			r = DOJO_DONE;
 			for (j = d - 1; j >= 0 && r == DOJO_DONE; j--) {
 				path[np + j] = 0;
-				r = follow_at(env, &s, "swap", path, np + j,
+				r = follow_at(env, &s, "swap", path, np + j, 0,
 				    out[n].text, sizeof out[n].text);
 			}
 			if (r == DOJO_DONE)
-				r = follow_at(env, &s, "parallelize", path, np,
-				    out[n].text, sizeof out[n].text);
+				r = follow_at(env, &s, "parallelize", path,
+				    np, 0, out[n].text, sizeof out[n].text);
 			if (r == DOJO_FAILED)
 				return -1;
 			if (r == DOJO_DONE)

@@ -10,6 +10,8 @@
 #   BENCH_THREADS   (default 1)
 #   BENCH_SEED      (default 1)
 #   BENCH_TRACES    a folder: each run's --trace as KERNEL-AGENT.trace
+#   BENCH_MODEL2    a second model: auto also plays with it ("auto2"), and
+#                   a last column compares the two (auto/auto2)
 # Columns: each agent's confirmed speedup against the start (or "start"
 # when none was confirmed), then auto/greedy and auto/random with their
 # 95% intervals (above 1: auto's kernel is faster).
@@ -20,6 +22,8 @@ budget=${BENCH_BUDGET:-60}
 seconds=${BENCH_SECONDS:-150}
 threads=${BENCH_THREADS:-1}
 seed=${BENCH_SEED:-1}
+model2=${BENCH_MODEL2:-}
+agents="auto greedy random${model2:+ auto2}"
 kernels=${BENCH_KERNELS:-$(cd "$top/tests/bench/unseen" && ls *.dojo |
     sed 's/\.dojo$//')}
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/perfdojo-unseen.XXXXXX") || exit 1
@@ -36,13 +40,14 @@ ratio() {
 }
 
 echo "budget $budget, $seconds s, $threads thread(s), seed $seed"
-printf '%-8s %9s %9s %9s  %-20s %-20s\n' kernel auto greedy random \
-    auto/greedy auto/random
+printf '%-8s %9s %9s %9s  %-20s %-20s%s\n' kernel auto greedy random \
+    auto/greedy auto/random "${model2:+  auto2      auto/auto2}"
 for k in $kernels; do
 	src=$top/tests/bench/unseen/$k.dojo
-	for a in auto greedy random; do
+	for a in $agents; do
 		set -- ${BENCH_TRACES:+--trace "$BENCH_TRACES/$k-$a.trace"}
-		"$P" tune "$src" --agent "$a" --threads "$threads" \
+		[ "$a" = auto2 ] && set -- "$@" --model "$model2"
+		"$P" tune "$src" --agent "${a%2}" --threads "$threads" \
 		    --budget "$budget" --seconds "$seconds" --seed "$seed" \
 		    --session "$tmp/s.$k.$a" "$@" > "$tmp/$k.$a.out" 2> "$tmp/err" ||
 		    { echo "# $k $a: $(tail -n 1 "$tmp/err")"; continue; }
@@ -55,8 +60,11 @@ for k in $kernels; do
 		    s/^# best: .*the start (no speedup.*/start/p' \
 		    "$tmp/$k.$1.out" 2> /dev/null | grep . || echo -
 	}
-	printf '%-8s %9s %9s %9s  %-20s %-20s\n' "$k" "$(sp auto)" \
+	two=""
+	[ -n "$model2" ] && two=$(printf '  %9s  %s' "$(sp auto2)" \
+	    "$(ratio "$tmp/$k.auto.dojo" "$tmp/$k.auto2.dojo")")
+	printf '%-8s %9s %9s %9s  %-20s %-20s%s\n' "$k" "$(sp auto)" \
 	    "$(sp greedy)" "$(sp random)" \
 	    "$(ratio "$tmp/$k.auto.dojo" "$tmp/$k.greedy.dojo")" \
-	    "$(ratio "$tmp/$k.auto.dojo" "$tmp/$k.random.dojo")"
+	    "$(ratio "$tmp/$k.auto.dojo" "$tmp/$k.random.dojo")" "$two"
 done

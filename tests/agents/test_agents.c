@@ -1625,6 +1625,25 @@ test_local(void)
 	    "local", "cache 1 s ", 8);
 }
 
+/* The columns that a register tile of a 75-column product leaves over:
+ * each of the 11 a reduction of 300 inside the row's loop. */
+static const char leftover[] =
+    "A f32 [16, 300] heap in\n"
+    "B f32 [300, 11] heap in\n"
+    "C f32 [16, 11] heap out\n"
+    "16 | 11 | C[{0}, {1}] = 0\n"
+    "   |    | 300 | C[{0}, {1}] += A[{0}, {2}] * B[{2}, {1}]\n";
+
+/* Greedy and auto measure the copy of C's row at the columns' scope
+ * early (in the trace: "local"), where it pays, and no copy of C at the
+ * rows' scope (the whole of C, no reduction directly inside). */
+static void
+test_local_row(void)
+{
+	measured_early(leftover, 30, "C_c f32 [1, 11] stack",
+	    "cache 0.0 C stack", "local", "cache 0.0", 8);
+}
+
 /* The transpose of a batch of one: its outer scope below the batch's
  * scope of one iteration. */
 static const char transpose1[] =
@@ -2032,6 +2051,8 @@ static const struct unit_test tests[] = {
 	{ "greedy, auto: a temporary's rows padded early", test_layout },
 	{ "greedy, auto: an output's accumulators copied locally early",
 	  test_local },
+	{ "greedy, auto: the row of outputs a reduction fills copied locally "
+	  "early", test_local_row },
 	{ "tiles that keep their neighbours, blocks of rows", test_neighbours },
 	{ NULL, NULL }
 };

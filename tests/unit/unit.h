@@ -3,6 +3,7 @@
 #define DOJO_UNIT_H
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 struct unit_test {
@@ -29,13 +30,20 @@ extern int unit_failed;
 	}								\
 } while (0)
 
-/* Run every test of "tests" (NULL-terminated), print TAP; exit status. */
+/* Run every test of "tests" (NULL-terminated), print TAP; exit status.
+ * With $UNIT_ONLY set, only the tests whose name holds it run (the
+ * others are skipped), for one test of a long program at a time. */
 static inline int
 unit_run(const struct unit_test *tests)
 {
+	const char *only = getenv("UNIT_ONLY");
 	int n, bad = 0;
 
 	for (n = 0; tests[n].name; n++) {
+		if (only && *only && !strstr(tests[n].name, only)) {
+			printf("ok %d - %s # SKIP\n", n + 1, tests[n].name);
+			continue;
+		}
 		unit_failed = 0;
 		tests[n].fn();
 		printf("%sok %d - %s\n", unit_failed ? "not " : "", n + 1,

@@ -1688,15 +1688,12 @@ test_outer(void)
 			continue;
 		for (threads = 1; threads <= 2; threads++)
 			for (i = 0; i < 3; i++) {
-				env = only_env(p, 40, threads,
-				    kernels[x].pays, watch_progress, &w);
+				w.at = 0;
+				env = played(players[i], i == 2, p, 40,
+				    threads, 1, kernels[x].pays,
+				    watch_progress, &w);
 				if (!env)
 					continue;
-				w.at = 0;
-				agent_model = i == 2 ?
-				    dojo_agent_default_model() : NULL;
-				run_agent(players[i], env, 1);
-				agent_model = NULL;
 				for (k = 1; k < dojo_env_n_states(env); k++)
 					if (strcmp(dojo_env_action(env, k),
 					    kernels[x].move) == 0)
@@ -1805,14 +1802,11 @@ test_outer_tiles(void)
 		for (i = 0; i < 3; i++)
 			for (seed = 1; seed <= 3; seed++) {
 				memset(&f, 0, sizeof f);
-				env = only_env(p, 40, threads,
-				    "\n16:p | 32 |", first_progress, &f);
+				env = played(players[i], i == 2, p, 40,
+				    threads, seed, "\n16:p | 32 |",
+				    first_progress, &f);
 				if (!env)
 					continue;
-				agent_model = i == 2 ?
-				    dojo_agent_default_model() : NULL;
-				run_agent(players[i], env, seed);
-				agent_model = NULL;
 				printf("# %d threads, %s%s, seed %d: "
 				    "parallelize 0 measured %d-th, the first "
 				    "tile %d-th\n", threads, players[i]->name,

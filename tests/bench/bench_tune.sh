@@ -20,7 +20,14 @@
 #   BENCH_JOBS      compilers at once (default 2)
 #   BENCH_DB        the measurement database (default: a new one); one
 #                   that knows the examples makes the training quick
-#   BENCH_RAW       a file that keeps one line per run (appended)
+#   BENCH_RAW       a file that keeps one line per run (appended):
+#                   kernel threads agent seed tuned/moves torch/tuned
+#                   seconds revision host moves; agent "auto-loo" is auto
+#                   with a leave-one-out model, revision the source
+#                   tree's (git describe), host the CPU's model name
+#   BENCH_REPORT    1: run nothing, print the table of every line of
+#                   BENCH_RAW (runs of several sessions add up to the
+#                   3 seeds); BENCH_REV=R keeps the lines of revision R
 #   BENCH_TRACES    a folder that keeps each run's trace
 #                   (KERNEL-THREADS-AGENT-SEED.trace, tune --trace)
 # Columns: tuned/moves is the tuned state's speedup against the move
@@ -47,6 +54,97 @@ models=${BENCH_MODELS:-$tmp/models}
 mkdir -p "$models" ${BENCH_TRACES:+"$BENCH_TRACES"}
 
 . "$top/tests/bench/lib.sh"
+
+# report: the table of the raw lines on stdin (one row for each kernel,
+# threads and agent, in the order they first come, the median over the
+# seeds), then how often auto (or auto-loo) beat every other agent
+report() {
+	awk -v rev="${BENCH_REV:-}" '
+	function med(s,   a, n, i, j, x) {
+		n = split(s, a, " ")
+		for (i = 2; i <= n; i++)
+			for (j = i; j > 1 && a[j - 1] + 0 > a[j] + 0; j--) {
+				x = a[j]; a[j] = a[j - 1]; a[j - 1] = x
+			}
+		list = ""
+		for (i = 1; i <= n; i++)
+			list = list (i > 1 ? " " : "") sprintf("%.2f", a[i])
+		return n ? a[int((n + 1) / 2)] : 0
+	}
+	rev != "" && $8 != rev { next }
+	{
+		key = $1 " " $2 " " $3
+		if (!(key in vs)) {
+			order[++rows] = key
+			if (!(($1 " " $2) in seen)) {
+				seen[$1 " " $2] = 1
+				pairs[++npairs] = $1 " " $2
+			}
+		}
+		vs[key] = vs[key] " " $5; ts[key] = ts[key] " " $6
+		ss[key] = ss[key] " " $7
+		if ($8 != "" && !(($8 " " $9) in from)) {
+			from[$8 " " $9] = 1
+			origin = origin " " $8 "@" $9
+		}
+	}
+	END {
+		if (origin != "" && ENVIRON["REPORT_WINS"] != "")
+			print "# revisions@hosts:" origin
+		for (r = 1; r <= rows; r++) {
+			key = order[r]
+			split(key, h, " ")
+			v = med(vs[key]); vl = list
+			x = med(ts[key]); xl = list
+			sc = med(ss[key])
+			m[key] = v + 0
+			printf "%-15s %3d %-8s %7.2fx %-26s %8.2fx %-26s %.0f\n", \
+			    h[1], h[2], h[3], v, "(" vl ")", x, "(" xl ")", sc
+		}
+		wins = n = 0
+		for (p = 1; p <= npairs; p++) {
+			mine = ""; other = ""
+			for (r = 1; r <= rows; r++) {
+				key = order[r]
+				if (index(key, pairs[p] " ") != 1)
+					continue
+				split(key, h, " ")
+				if (h[3] == "auto" || h[3] == "auto-loo")
+					mine = m[key]
+				else if (other == "" || m[key] > other)
+					other = m[key]
+			}
+			if (mine != "" && other != "") {
+				n++
+				if (mine > other)
+					wins++
+			}
+		}
+		if (n > 0 && ENVIRON["REPORT_WINS"] != "")
+			printf "auto beats every other agent on %d of %d rows" \
+			    " (median of the seeds, against the move file)\n", \
+			    wins, n
+	}'
+}
+
+header() {
+	printf '%-15s %3s %-8s %8s %-26s %9s %-26s %s\n' kernel thr agent \
+	    tuned/mv "(seeds)" torch/tuned "(seeds)" "s/run"
+}
+
+if [ "${BENCH_REPORT:-0}" = 1 ]; then
+	[ -f "${BENCH_RAW:-}" ] || {
+		echo "bench-tune: BENCH_REPORT=1 reads BENCH_RAW, a file" >&2
+		exit 1
+	}
+	header
+	REPORT_WINS=1 report < "$BENCH_RAW"
+	exit 0
+fi
+rev=$(git -C "$top" describe --always --dirty 2> /dev/null || echo -)
+host=$(sed -n 's/^model name[^:]*: *//p' /proc/cpuinfo | head -1 |
+    tr -cs 'A-Za-z0-9.\n-' '_')
+host=${host:--}
 py=/usr/bin/python3
 torch=$(torch_peer bench-tune "apt-get install python3-torch; its column is empty")
 kernels=${BENCH_KERNELS:-$(examples "$top")}
@@ -73,9 +171,8 @@ model() {
 	echo "$models/$1.model"
 }
 
-printf '%-15s %3s %-7s %8s %-26s %9s %-26s %s\n' kernel thr agent \
-    tuned/mv "(seeds)" torch/tuned "(seeds)" "s/run"
-wins=0 rows=0
+header
+: > "$tmp/run.raw"
 for k in $kernels; do
 	"$P" apply "$top/examples/$k.dojo" --actions "$(move_file "$top" "$k")" \
 	    -o "$tmp/$k.moves.dojo" 2> "$tmp/err" || {
@@ -84,9 +181,9 @@ for k in $kernels; do
 	}
 	m=$(model "$k") || continue
 	for t in $threads; do
-		best_auto="" best_other=""
 		for a in $agents; do
-			vs="" ts="" secs=""
+			label=$a
+			[ "$a" = auto ] && [ "$loo" = 1 ] && label=auto-loo
 			for s in $seeds; do
 				opt=""
 				[ "$a" = auto ] && [ -n "$m" ] && opt="--model $m"
@@ -119,48 +216,14 @@ for k in $kernels; do
 					[ -n "$p" ] && tr=$(echo "$p $ns" |
 					    awk '{ printf "%.4f", $1 / $2 }')
 				fi
-				vs="$vs ${v:-0}" ts="$ts ${tr:-0}" secs="$secs ${sec:-0}"
-				echo "$k $t $a $s ${v:-0} ${tr:-0} ${sec:-0}" \
-				    "$(tr '\n' ';' < "$tmp/best.actions")" \
-				    >> "${BENCH_RAW:-/dev/null}"
+				line="$k $t $label $s ${v:-0} ${tr:-0} ${sec:-0} $rev $host"
+				line="$line $(tr '\n' ';' < "$tmp/best.actions")"
+				echo "$line" >> "$tmp/run.raw"
+				echo "$line" >> "${BENCH_RAW:-/dev/null}"
 			done
-			line=$(echo "$k $t $a |$vs |$ts |$secs" | awk '
-			function med(s,   a, n, i, j, x) {
-				n = split(s, a, " ")
-				for (i = 2; i <= n; i++)
-					for (j = i; j > 1 && a[j - 1] + 0 > a[j] + 0; j--) {
-						x = a[j]; a[j] = a[j - 1]; a[j - 1] = x
-					}
-				list = ""
-				for (i = 1; i <= n; i++)
-					list = list (i > 1 ? " " : "") sprintf("%.2f", a[i])
-				return n ? a[int((n + 1) / 2)] : 0
-			}
-			{
-				split($0, part, "|")
-				split(part[1], h, " ")
-				v = med(part[2]); vl = list
-				r = med(part[3]); rl = list
-				sc = med(part[4])
-				printf "%-15s %3d %-7s %7.2fx %-26s %8.2fx %-26s %.0f\n", \
-				    h[1], h[2], h[3], v, "(" vl ")", r, "(" rl ")", sc
-			}')
-			echo "$line"
-			med=$(echo "$line" | awk '{ print $4 + 0 }')
-			if [ "$a" = auto ]; then
-				best_auto=$med
-			elif [ -z "$best_other" ] || awk -v x="$med" -v y="$best_other" \
-			    'BEGIN { exit !(x > y) }'; then
-				best_other=$med
-			fi
+			grep "^$k $t $label " "$tmp/run.raw" | report
 		done
-		if [ -n "$best_auto" ] && [ -n "$best_other" ]; then
-			rows=$((rows + 1))
-			awk -v x="$best_auto" -v y="$best_other" \
-			    'BEGIN { exit !(x > y) }' && wins=$((wins + 1))
-		fi
 	done
 done
-[ $rows -gt 0 ] && echo "auto beats every other agent on $wins of $rows rows" \
-    "(median of the seeds, against the move file)"
+REPORT_WINS=1 report < "$tmp/run.raw" | grep '^auto beats'
 exit 0

@@ -23,8 +23,12 @@
 #   BENCH_RAW       a file that keeps one line per run (appended):
 #                   kernel threads agent seed tuned/moves torch/tuned
 #                   seconds revision host moves; agent "auto-loo" is auto
-#                   with a leave-one-out model, revision the source
-#                   tree's (git describe), host the CPU's model name
+#                   with a leave-one-out model, revision the last
+#                   commit that changed the code a run depends on (src,
+#                   agents, ir, targets, models, examples), host the
+#                   CPU's model name; lines that start with # are notes.
+#                   tests/bench/bench-tune.raw keeps the protocol's lines
+#                   across sessions (doc/evaluation.md)
 #   BENCH_REPORT    1: run nothing, print the table of every line of
 #                   BENCH_RAW (runs of several sessions add up to the
 #                   3 seeds); BENCH_REV=R keeps the lines of revision R
@@ -71,14 +75,21 @@ report() {
 			list = list (i > 1 ? " " : "") sprintf("%.2f", a[i])
 		return n ? a[int((n + 1) / 2)] : 0
 	}
+	substr($1, 1, 1) == "#" || NF < 7 { next }
 	rev != "" && $8 != rev { next }
 	{
-		key = $1 " " $2 " " $3
+		# the rows of each host apart: a median over two
+		# machines is no figure
+		if (!($9 in hostn)) {
+			hostn[$9] = ++hosts
+			hostname[hosts] = $9
+		}
+		key = $1 " " $2 " " $3 " " $9
 		if (!(key in vs)) {
 			order[++rows] = key
-			if (!(($1 " " $2) in seen)) {
-				seen[$1 " " $2] = 1
-				pairs[++npairs] = $1 " " $2
+			if (!(($1 " " $2 " " $9) in seen)) {
+				seen[$1 " " $2 " " $9] = 1
+				pairs[++npairs] = $1 " " $2 " " $9
 			}
 		}
 		vs[key] = vs[key] " " $5; ts[key] = ts[key] " " $6
@@ -91,9 +102,16 @@ report() {
 	END {
 		if (origin != "" && ENVIRON["REPORT_WINS"] != "")
 			print "# revisions@hosts:" origin
+		for (o = 1; o <= hosts; o++)
 		for (r = 1; r <= rows; r++) {
 			key = order[r]
 			split(key, h, " ")
+			if (h[4] != hostname[o])
+				continue
+			if (hosts > 1 && shown != o) {
+				print "# on " hostname[o]
+				shown = o
+			}
 			v = med(vs[key]); vl = list
 			x = med(ts[key]); xl = list
 			sc = med(ss[key])
@@ -106,9 +124,9 @@ report() {
 			mine = ""; other = ""
 			for (r = 1; r <= rows; r++) {
 				key = order[r]
-				if (index(key, pairs[p] " ") != 1)
-					continue
 				split(key, h, " ")
+				if (h[1] " " h[2] " " h[4] != pairs[p])
+					continue
 				if (h[3] == "auto" || h[3] == "auto-loo")
 					mine = m[key]
 				else if (other == "" || m[key] > other)
@@ -141,7 +159,17 @@ if [ "${BENCH_REPORT:-0}" = 1 ]; then
 	REPORT_WINS=1 report < "$BENCH_RAW"
 	exit 0
 fi
-rev=$(git -C "$top" describe --always --dirty 2> /dev/null || echo -)
+# the revision of the code a run depends on: the last commit that changed
+# the tuner, the moves, the code generator, the models or the examples
+# (a commit of docs or of this file's results leaves it), "-dirty" when
+# those differ from it in the work tree
+code="src agents ir targets models examples configure.ac"
+# shellcheck disable=SC2086
+rev=$(cd "$top" && git log -1 --format=%h -- $code 2> /dev/null)
+# shellcheck disable=SC2086
+[ -n "$rev" ] && ! (cd "$top" && git diff --quiet HEAD -- $code) &&
+    rev=$rev-dirty
+rev=${rev:--}
 host=$(sed -n 's/^model name[^:]*: *//p' /proc/cpuinfo | head -1 |
     tr -cs 'A-Za-z0-9.\n-' '_')
 host=${host:--}

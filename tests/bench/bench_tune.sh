@@ -151,8 +151,8 @@ report() {
 # the median of 3 pairs taken one after the other (NS the first pair's
 # state time): one pair alone is one moment of a host that slows its
 # cores down by up to 1.6x for seconds at a time (doc/measure.md)
-torch_ratio() {
-	local i p ns=$3 r=""
+torch_ratio() (
+	ns=$3
 	for i in 1 2 3; do
 		if [ $i -gt 1 ]; then
 			"$P" measure "$tmp/best.dojo" -n "$2" --fresh --json \
@@ -162,11 +162,10 @@ torch_ratio() {
 		p=$("$py" "$top/tests/bench/peers.py" "$1" "$2" |
 		    awk '{ print $3 }')
 		[ -n "$p" ] && [ -n "$ns" ] &&
-			r="$r $(echo "$p $ns" | awk '{ printf "%.4f", $1 / $2 }')"
-	done
-	echo $r | tr ' ' '\n' | sed '/^$/d' | sort -g |
+			echo "$p $ns" | awk '{ printf "%.4f\n", $1 / $2 }'
+	done | sort -g |
 	    awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)] }'
-}
+)
 
 header() {
 	printf '%-15s %3s %-8s %8s %-26s %9s %-26s %s\n' kernel thr agent \

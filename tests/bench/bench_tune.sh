@@ -260,7 +260,7 @@ for k in $kernels; do
 				v=$(field "$tmp/vs.json" speedup)
 				ns=$(field "$tmp/vs.json" median_ns)
 				tr=""
-				[ $torch = yes ] && [ -n "$ns" ] &&
+				[ "$torch" = yes ] && [ -n "$ns" ] &&
 					tr=$(torch_ratio "$k" "$t" "$ns")
 				line="$k $t $label $s ${v:-0} ${tr:-0} ${sec:-0} $rev $host"
 				line="$line $(tr '\n' ';' < "$tmp/best.actions")"

@@ -74,10 +74,10 @@ for k in $kernels; do
 			[ -n "$m" ] || { sed 's/^/# /' "$tmp/moves.json.err"; break; }
 			moves="$moves $m"
 			[ $torch = yes ] || continue
-			p=$("$py" "$top/tests/bench/peers.py" "$k" "$t" | awk '{ print $3 }')
+			p=$(torch_ns "$top" "$k" "$t")
 			[ -n "$p" ] || continue
 			torches="$torches $p"
-			ratios="$ratios $(echo "$p $m" | awk '{ printf "%.4f", $1 / $2 }')"
+			ratios="$ratios $(ratio "$p" "$m")"
 		done
 		ops=$(field "$tmp/moves.json" ops)
 		echo "$k $t ${naive:-0} ${ops:-0} |$moves |$torches |$ratios" |

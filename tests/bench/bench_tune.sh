@@ -159,10 +159,8 @@ torch_ratio() (
 			    > "$tmp/t.json" 2> /dev/null
 			ns=$(field "$tmp/t.json" median_ns)
 		fi
-		p=$("$py" "$top/tests/bench/peers.py" "$1" "$2" |
-		    awk '{ print $3 }')
-		[ -n "$p" ] && [ -n "$ns" ] &&
-			echo "$p $ns" | awk '{ printf "%.4f\n", $1 / $2 }'
+		p=$(torch_ns "$top" "$1" "$2")
+		[ -n "$p" ] && [ -n "$ns" ] && ratio "$p" "$ns"
 	done | sort -g |
 	    awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)] }'
 )
@@ -195,7 +193,6 @@ rev=${rev:--}
 host=$(sed -n 's/^model name[^:]*: *//p' /proc/cpuinfo | head -1 |
     tr -cs 'A-Za-z0-9.\n-' '_')
 host=${host:--}
-py=/usr/bin/python3
 torch=$(torch_peer bench-tune "apt-get install python3-torch; its column is empty")
 kernels=${BENCH_KERNELS:-$(examples "$top")}
 

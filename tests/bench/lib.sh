@@ -37,3 +37,15 @@ torch_peer() {
 		echo no
 	fi
 }
+
+# torch_ns TOP KERNEL THREADS: PyTorch eager's median time in nanoseconds
+# on the example KERNEL (tests/bench/peers.py), empty when it failed
+torch_ns() {
+	/usr/bin/python3 "$1/tests/bench/peers.py" "$2" "$3" |
+	    awk '{ print $3 }'
+}
+
+# ratio A B: A / B, 4 decimals, a line
+ratio() {
+	echo "$1 $2" | awk '{ printf "%.4f\n", $1 / $2 }'
+}

@@ -123,17 +123,23 @@ report() {
 		}
 		wins = n = 0
 		for (p = 1; p <= npairs; p++) {
-			mine = ""; other = ""
+			mine = ""; loo = ""; other = ""
 			for (r = 1; r <= rows; r++) {
 				key = order[r]
 				split(key, h, " ")
 				if (h[1] " " h[2] " " h[4] != pairs[p])
 					continue
-				if (h[3] == "auto" || h[3] == "auto-loo")
+				# auto-loo, where a row has it, is the
+				# player of the leave-one-out comparison
+				if (h[3] == "auto-loo")
+					loo = m[key]
+				else if (h[3] == "auto")
 					mine = m[key]
 				else if (other == "" || m[key] > other)
 					other = m[key]
 			}
+			if (loo != "")
+				mine = loo
 			if (mine != "" && other != "") {
 				n++
 				if (mine > other)

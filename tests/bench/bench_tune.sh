@@ -32,6 +32,9 @@
 #   BENCH_REPORT    1: run nothing, print the table of every line of
 #                   BENCH_RAW (runs of several sessions add up to the
 #                   3 seeds); BENCH_REV=R keeps the lines of revision R
+#   BENCH_PAIRS     1 (with BENCH_REPORT): then time auto's median-seed
+#                   state against each other agent's on this host, in
+#                   alternate pairs, and count ahead / level / behind
 #   BENCH_TRACES    a folder that keeps each run's trace
 #                   (KERNEL-THREADS-AGENT-SEED.trace, tune --trace)
 # Columns: tuned/moves is the tuned state's speedup against the move
@@ -176,6 +179,98 @@ header() {
 	    tuned/mv "(seeds)" torch/tuned "(seeds)" "s/run"
 }
 
+# the CPU's model name, as the raw lines keep it
+host=$(sed -n 's/^model name[^:]*: *//p' /proc/cpuinfo | head -1 |
+    tr -cs 'A-Za-z0-9.\n-' '_')
+host=${host:--}
+
+# median_lines: of the raw lines on stdin of this host (and of revision
+# BENCH_REV), the median seed's line of each kernel, threads and agent
+median_lines() {
+	awk -v host="$host" -v rev="${BENCH_REV:-}" '
+	substr($1, 1, 1) == "#" || NF < 9 || $9 != host { next }
+	rev != "" && $8 != rev { next }
+	{
+		k = $1 " " $2 " " $3
+		if (!(k in n))
+			order[++rows] = k
+		n[k]++
+		line[k, n[k]] = $0
+		val[k, n[k]] = $5 + 0
+	}
+	END {
+		for (r = 1; r <= rows; r++) {
+			k = order[r]
+			for (i = 1; i <= n[k]; i++)
+				idx[i] = i
+			for (i = 2; i <= n[k]; i++)
+				for (j = i; j > 1 && \
+				    val[k, idx[j - 1]] > val[k, idx[j]]; j--) {
+					x = idx[j]; idx[j] = idx[j - 1]
+					idx[j - 1] = x
+				}
+			print line[k, idx[int((n[k] + 1) / 2)]]
+		}
+	}'
+}
+
+# state KERNEL THREADS AGENT NAME: the median seed's state of AGENT
+# rebuilt from its line's moves as $tmp/NAME.dojo
+state() {
+	awk -v k="$1" -v t="$2" -v a="$3" '
+	$1 == k && $2 == t && $3 == a {
+		for (i = 10; i <= NF; i++)
+			printf "%s%s", $i, (i < NF ? " " : "")
+		print ""
+	}' "$tmp/median" | tr ';' '\n' | sed '/^ *$/d' > "$tmp/$4.actions"
+	"$P" apply "$top/examples/$1.dojo" --actions "$tmp/$4.actions" \
+	    -o "$tmp/$4.dojo" 2> /dev/null
+}
+
+# pairs: for each kernel and threads of this host with auto (auto-loo
+# where there is one) and other agents, the median seed's states timed
+# against each other (measure --baseline, alternate pairs): ahead when
+# the 95% interval is above 1, behind when under, else level.  Medians of
+# two ratios against the move file a percent apart do not say which
+# state is faster; this does.
+pairs() {
+	median_lines < "$BENCH_RAW" > "$tmp/median"
+	ahead=0 level=0 rows=0
+	for kt in $(awk '{ print $1 ":" $2 }' "$tmp/median" | sort -u); do
+		k=${kt%:*} t=${kt#*:}
+		mine=auto
+		grep -q "^$k $t auto-loo " "$tmp/median" && mine=auto-loo
+		grep -q "^$k $t $mine " "$tmp/median" || continue
+		state "$k" "$t" "$mine" mine || continue
+		worst=2 n=0
+		for a in $(awk -v k="$k" -v t="$t" '$1 == k && $2 == t &&
+		    $3 != "auto" && $3 != "auto-loo" { print $3 }' \
+		    "$tmp/median"); do
+			state "$k" "$t" "$a" other || continue
+			"$P" measure "$tmp/mine.dojo" \
+			    --baseline "$tmp/other.dojo" -n "$t" --fresh \
+			    --runs 5 --json > "$tmp/pair.json" 2> /dev/null
+			sp=$(field "$tmp/pair.json" speedup)
+			lo=$(field "$tmp/pair.json" speedup_low)
+			hi=$(field "$tmp/pair.json" speedup_high)
+			[ -n "$sp" ] && [ -n "$lo" ] && [ -n "$hi" ] || continue
+			v=$(echo "$lo $hi" |
+			    awk '{ print ($1 > 1) ? 2 : ($2 < 1) ? 0 : 1 }')
+			[ "$v" -lt "$worst" ] && worst=$v
+			n=$((n + 1))
+			printf '%-15s %3d %-8s against %-8s %.3fx [%.3f, %.3f] %s\n' \
+			    "$k" "$t" "$mine" "$a" "$sp" "$lo" "$hi" \
+			    "$(echo behind level ahead | cut -d' ' -f$((v + 1)))"
+		done
+		[ "$n" -gt 0 ] || continue
+		rows=$((rows + 1))
+		[ "$worst" = 2 ] && ahead=$((ahead + 1))
+		[ "$worst" = 1 ] && level=$((level + 1))
+	done
+	echo "timed in pairs: auto ahead of every other agent on $ahead" \
+	    "of $rows rows, ahead or level on $((ahead + level))"
+}
+
 if [ "${BENCH_REPORT:-0}" = 1 ]; then
 	[ -f "${BENCH_RAW:-}" ] || {
 		echo "bench-tune: BENCH_REPORT=1 reads BENCH_RAW, a file" >&2
@@ -183,6 +278,7 @@ if [ "${BENCH_REPORT:-0}" = 1 ]; then
 	}
 	header
 	REPORT_WINS=1 report < "$BENCH_RAW"
+	[ "${BENCH_PAIRS:-0}" = 1 ] && pairs
 	exit 0
 fi
 # the revision of the code a run depends on: the last commit that changed
@@ -196,9 +292,6 @@ rev=$(cd "$top" && git log -1 --format=%h -- $code 2> /dev/null)
 [ -n "$rev" ] && ! (cd "$top" && git diff --quiet HEAD -- $code) &&
     rev=$rev-dirty
 rev=${rev:--}
-host=$(sed -n 's/^model name[^:]*: *//p' /proc/cpuinfo | head -1 |
-    tr -cs 'A-Za-z0-9.\n-' '_')
-host=${host:--}
 torch=$(torch_peer bench-tune "apt-get install python3-torch; its column is empty")
 kernels=${BENCH_KERNELS:-$(examples "$top")}
 

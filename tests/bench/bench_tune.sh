@@ -189,29 +189,19 @@ host=${host:--}
 median_lines() {
 	awk -v host="$host" -v rev="${BENCH_REV:-}" '
 	substr($1, 1, 1) == "#" || NF < 9 || $9 != host { next }
-	rev != "" && $8 != rev { next }
+	rev == "" || $8 == rev' |
+	    sort -s -k1,1 -k2,2n -k3,3 -k5,5g |
+	    awk 'function flush() { if (n) print line[int((n + 1) / 2)] }
 	{
 		k = $1 " " $2 " " $3
-		if (!(k in n))
-			order[++rows] = k
-		n[k]++
-		line[k, n[k]] = $0
-		val[k, n[k]] = $5 + 0
-	}
-	END {
-		for (r = 1; r <= rows; r++) {
-			k = order[r]
-			for (i = 1; i <= n[k]; i++)
-				idx[i] = i
-			for (i = 2; i <= n[k]; i++)
-				for (j = i; j > 1 && \
-				    val[k, idx[j - 1]] > val[k, idx[j]]; j--) {
-					x = idx[j]; idx[j] = idx[j - 1]
-					idx[j - 1] = x
-				}
-			print line[k, idx[int((n[k] + 1) / 2)]]
+		if (k != last) {
+			flush()
+			n = 0
+			last = k
 		}
-	}'
+		line[++n] = $0
+	}
+	END { flush() }'
 }
 
 # state KERNEL THREADS AGENT NAME: the median seed's state of AGENT
@@ -253,7 +243,10 @@ pairs() {
 			sp=$(field "$tmp/pair.json" speedup)
 			lo=$(field "$tmp/pair.json" speedup_low)
 			hi=$(field "$tmp/pair.json" speedup_high)
-			[ -n "$sp" ] && [ -n "$lo" ] && [ -n "$hi" ] || continue
+			if [ -z "$sp" ] || [ -z "$lo" ] || [ -z "$hi" ]; then
+				echo "# $k $t $mine against $a: not measured"
+				continue
+			fi
 			v=$(echo "$lo $hi" |
 			    awk '{ print ($1 > 1) ? 2 : ($2 < 1) ? 0 : 1 }')
 			[ "$v" -lt "$worst" ] && worst=$v

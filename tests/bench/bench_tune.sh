@@ -231,12 +231,18 @@ pairs() {
 		mine=auto
 		grep -q "^$k $t auto-loo " "$tmp/median" && mine=auto-loo
 		grep -q "^$k $t $mine " "$tmp/median" || continue
-		state "$k" "$t" "$mine" mine || continue
+		state "$k" "$t" "$mine" mine || {
+			echo "# $k $t $mine: its moves do not apply"
+			continue
+		}
 		worst=2 n=0
 		for a in $(awk -v k="$k" -v t="$t" '$1 == k && $2 == t &&
 		    $3 != "auto" && $3 != "auto-loo" { print $3 }' \
 		    "$tmp/median"); do
-			state "$k" "$t" "$a" other || continue
+			state "$k" "$t" "$a" other || {
+				echo "# $k $t $a: its moves do not apply"
+				continue
+			}
 			"$P" measure "$tmp/mine.dojo" \
 			    --baseline "$tmp/other.dojo" -n "$t" --fresh \
 			    --runs 5 --json > "$tmp/pair.json" 2> /dev/null

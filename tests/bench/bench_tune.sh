@@ -205,7 +205,8 @@ median_lines() {
 }
 
 # state KERNEL THREADS AGENT NAME: the median seed's state of AGENT
-# rebuilt from its line's moves as $tmp/NAME.dojo
+# rebuilt from its line's moves as $tmp/NAME.dojo; says so and fails
+# when the moves do not apply
 state() {
 	awk -v k="$1" -v t="$2" -v a="$3" '
 	$1 == k && $2 == t && $3 == a {
@@ -214,7 +215,10 @@ state() {
 		print ""
 	}' "$tmp/median" | tr ';' '\n' | sed '/^ *$/d' > "$tmp/$4.actions"
 	"$P" apply "$top/examples/$1.dojo" --actions "$tmp/$4.actions" \
-	    -o "$tmp/$4.dojo" 2> /dev/null
+	    -o "$tmp/$4.dojo" 2> /dev/null || {
+		echo "# $1 $2 $3: its moves do not apply"
+		return 1
+	}
 }
 
 # pairs: for each kernel and threads of this host with auto (auto-loo
@@ -231,18 +235,12 @@ pairs() {
 		mine=auto
 		grep -q "^$k $t auto-loo " "$tmp/median" && mine=auto-loo
 		grep -q "^$k $t $mine " "$tmp/median" || continue
-		state "$k" "$t" "$mine" mine || {
-			echo "# $k $t $mine: its moves do not apply"
-			continue
-		}
+		state "$k" "$t" "$mine" mine || continue
 		worst=2 n=0
 		for a in $(awk -v k="$k" -v t="$t" '$1 == k && $2 == t &&
 		    $3 != "auto" && $3 != "auto-loo" { print $3 }' \
 		    "$tmp/median"); do
-			state "$k" "$t" "$a" other || {
-				echo "# $k $t $a: its moves do not apply"
-				continue
-			}
+			state "$k" "$t" "$a" other || continue
 			"$P" measure "$tmp/mine.dojo" \
 			    --baseline "$tmp/other.dojo" -n "$t" --fresh \
 			    --runs 5 --json > "$tmp/pair.json" 2> /dev/null
